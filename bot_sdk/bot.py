@@ -1,0 +1,72 @@
+"""Bot base classes: one bot object plays one seat of one match.
+
+The runner (the local arena now, the gRPC runner later) makes a fresh object per
+(match, seat), sets :attr:`Bot.seat` and :attr:`Bot.rng` (seeded per match and seat, so a
+bot that draws its randomness from ``self.rng`` plays reproducibly), calls
+:meth:`Bot.on_start`, then :meth:`Bot.decide` for every decision of that seat, and
+:meth:`Bot.on_events` with the public events as they happen.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from referee.rules.cards import bull_heads
+from referee.rules.classic import ClassicView
+from referee.rules.core import Action, DecisionKind, Event, Outcome, View
+
+
+class Bot:
+    """The base of every bot."""
+
+    variants: ClassVar[tuple[str, ...]] = ()
+    """The variants this bot can play (canonical names)."""
+
+    seat: int = -1
+    rng: random.Random
+
+    def on_start(self, seat: int, variant: str, config: dict[str, Any]) -> None:
+        """Called once before the first decision; override to set up per-game state."""
+
+    def decide(self, view: View) -> Action:
+        """Answer the pending decision in ``view.decision``."""
+        raise NotImplementedError
+
+    def on_events(self, events: Sequence[Event]) -> None:
+        """Called with the public events of every step of the game (override to track them)."""
+
+    def on_game_over(self, outcome: Outcome) -> None:
+        """Called once when the game ends."""
+
+
+class ClassicBot(Bot):
+    """A bot for classic 6 nimmt!: choose a card each turn, and a row when a low card takes one."""
+
+    variants: ClassVar[tuple[str, ...]] = ("classic",)
+
+    def decide(self, view: View) -> Action:
+        assert isinstance(view, ClassicView) and view.decision is not None
+        if view.decision.kind is DecisionKind.ROW:
+            return self.choose_row(view)
+        return self.choose_card(view)
+
+    def choose_card(self, view: ClassicView) -> int:
+        """The card to play this turn; ``view.hand`` holds the legal choices."""
+        raise NotImplementedError
+
+    def choose_row(self, view: ClassicView) -> int:
+        """The row your low card takes (rule 4). By default the one with the fewest bull heads."""
+        return fewest_heads_row(view.rows)
+
+
+def row_heads(row: Sequence[int]) -> int:
+    """The bull heads in a row."""
+    return sum(bull_heads(card) for card in row)
+
+
+def fewest_heads_row(rows: Sequence[Sequence[int]]) -> int:
+    """The index of the row with the fewest bull heads (the first one on a tie)."""
+    heads = [row_heads(row) for row in rows]
+    return heads.index(min(heads))

@@ -1,0 +1,1 @@
+"""The web dashboard and JSON API over the league store (issue #8)."""

@@ -1,0 +1,474 @@
+"""Classic 6 nimmt!: 2–10 players, rules 1–4, the Tactics and Professional options.
+
+A *hand* (the rulebook's "round") deals ``hand_size`` cards to each seat and starts the rows;
+a *turn* is one card from everyone, revealed together and placed lowest first. A card below
+every row's last card (rule 4) stops the placement: its owner chooses the row to take, with
+all of the turn's cards revealed, before any later card is placed.
+
+Performance matters here (a league plays millions of turns), so states are named tuples of
+tuples and the placement loop works on plain lists; see ``make bench``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+from referee.rules.cards import bull_table
+from referee.rules.chance import SeededChance
+from referee.rules.config import bounded, check_bounds
+from referee.rules.core import (
+    CHANCE,
+    Action,
+    Decision,
+    DecisionKind,
+    Event,
+    Outcome,
+    Termination,
+    Variant,
+    shared_ranks,
+)
+from referee.rules.errors import ConfigError, GameOverError, IllegalActionError, NotPendingError
+
+DEAL, PLAY, ROW, OVER = 0, 1, 2, 3
+_PHASES = ("deal", "play", "row", "over")
+
+
+@dataclass(frozen=True, slots=True)
+class ClassicConfig:
+    """The numbers of a classic game; defaults are the rulebook's."""
+
+    players: int = bounded(4, 2, 10, "seats at the table")
+    hand_size: int = bounded(10, 1, 50, "cards dealt to each seat per hand")
+    rows: int = bounded(4, 1, 10, "rows on the table")
+    row_capacity: int = bounded(5, 1, 20, "cards a row holds; the next one takes it (rule 3)")
+    deck: int = bounded(104, 5, 1000, "highest card; cards run 1 … deck")
+    target: int | None = bounded(66, 1, 10_000, "the game ends once a seat has this many bull heads")
+    hands: int | None = bounded(None, 1, 10_000, "the game ends after this many hands")
+    tactics: bool = bounded(False, doc="Tactics: only cards 1 … players·hand_size + rows")
+    professional: bool = bounded(False, doc="Professional: a card may also go left of a row")
+
+    def __post_init__(self) -> None:
+        check_bounds(self)
+        if self.target is None and self.hands is None:
+            raise ConfigError("ClassicConfig needs a target score, a number of hands, or both")
+        needed = self.players * self.hand_size + self.rows
+        if needed > self.deck:
+            raise ConfigError(
+                f"ClassicConfig: {self.players} players × {self.hand_size} cards + {self.rows} rows"
+                f" need {needed} cards, the deck has {self.deck}"
+            )
+
+    @property
+    def top_card(self) -> int:
+        """The highest card in play (smaller under Tactics)."""
+        if self.tactics:
+            return self.players * self.hand_size + self.rows
+        return self.deck
+
+
+class ClassicState(NamedTuple):
+    """An immutable classic game state."""
+
+    phase: int
+    hand_no: int
+    """Hands dealt so far (the current hand is number ``hand_no``, counting from 1)."""
+    turn: int
+    """Turns completed in the current hand."""
+    rows: tuple[tuple[int, ...], ...]
+    hands: tuple[tuple[int, ...], ...]
+    """Each seat's cards, ascending."""
+    piles: tuple[tuple[int, ...], ...]
+    """Cards each seat took this hand (every one of them was face up before)."""
+    scores: tuple[int, ...]
+    """Bull heads per seat over the whole game so far."""
+    revealed: tuple[tuple[int, int], ...]
+    """This turn's ``(card, seat)`` pairs, ascending by card."""
+    placed: int
+    """How many of ``revealed`` are on the table already."""
+    outcome: Outcome | None
+    pending: tuple[Decision, ...]
+    """The decisions this state waits for (computed once, when the state is made)."""
+
+
+class CardsRevealed(NamedTuple):
+    """Everyone's card of a turn, turned face up at once."""
+
+    hand: int
+    turn: int
+    plays: tuple[tuple[int, int], ...]
+    """``(card, seat)`` pairs, ascending by card: the order of placement."""
+
+
+class RowChosen(NamedTuple):
+    """The owner of a low card (rule 4) chose the row to take."""
+
+    seat: int
+    card: int
+    row: int
+
+
+class CardPlaced(NamedTuple):
+    """A card went to a row; if it took the row, ``taken`` holds the cards and ``bulls`` their heads."""
+
+    seat: int
+    card: int
+    row: int
+    left: bool
+    """Placed at the row's left end (Professional option)."""
+    taken: tuple[int, ...]
+    bulls: int
+
+
+class HandDealt(NamedTuple):
+    """A new hand was dealt; the rows start with these cards (the hands are secret)."""
+
+    hand: int
+    rows: tuple[tuple[int, ...], ...]
+
+
+class HandScored(NamedTuple):
+    """A hand ended: each seat's bull heads of the hand and the game totals."""
+
+    hand: int
+    bulls: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+class GameEnded(NamedTuple):
+    """The game is over."""
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    termination: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClassicView:
+    """What one seat knows: its hand, the table, every card taken, everyone's score."""
+
+    seat: int
+    players: int
+    phase: str
+    hand_no: int
+    turn: int
+    hand: tuple[int, ...]
+    rows: tuple[tuple[int, ...], ...]
+    piles: tuple[tuple[int, ...], ...]
+    scores: tuple[int, ...]
+    revealed: tuple[tuple[int, int], ...]
+    """This turn's face-up ``(card, seat)`` pairs; filled only while a low card's row is chosen."""
+    decision: Decision | None
+    """This seat's pending decision, if any."""
+    top_card: int
+    row_capacity: int
+    hand_size: int
+    professional: bool
+
+    def unseen(self) -> tuple[int, ...]:
+        """Cards this seat has not seen this hand: the other hands and the undealt cards."""
+        seen = set(self.hand)
+        for row in self.rows:
+            seen.update(row)
+        for pile in self.piles:
+            seen.update(pile)
+        seen.update(card for card, _ in self.revealed)
+        return tuple(c for c in range(1, self.top_card + 1) if c not in seen)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready form of the view."""
+        return {
+            "seat": self.seat,
+            "players": self.players,
+            "phase": self.phase,
+            "hand_no": self.hand_no,
+            "turn": self.turn,
+            "hand": list(self.hand),
+            "rows": [list(r) for r in self.rows],
+            "piles": [list(p) for p in self.piles],
+            "scores": list(self.scores),
+            "revealed": [list(p) for p in self.revealed],
+            "decision": None
+            if self.decision is None
+            else {"kind": self.decision.kind.value, "options": list(self.decision.options)},
+        }
+
+
+_new = tuple.__new__
+"""Named tuples built through ``tuple.__new__`` skip a Python-level ``__new__``: twice as fast."""
+_CARD = DecisionKind.CARD
+_ROW = DecisionKind.ROW
+
+
+class Classic(Variant[ClassicState, ClassicConfig]):
+    """The classic card game."""
+
+    name: ClassVar[str] = "classic"
+    aliases: ClassVar[tuple[str, ...]] = ("6nimmt", "take6")
+    config_type: ClassVar[type[Any]] = ClassicConfig
+    higher_is_better: ClassVar[bool] = False
+
+    def __init__(self, config: ClassicConfig | None = None) -> None:
+        super().__init__(config)
+        cfg = self.config
+        self._bulls = bull_table(cfg.top_card)
+        self._deck = tuple(range(1, cfg.top_card + 1))
+        self._deck_set = frozenset(self._deck)
+        self._deal_size = cfg.players * cfg.hand_size + cfg.rows
+        self._row_options: tuple[Action, ...] = tuple(range(cfg.rows))
+        self._chance_pending = (Decision(CHANCE, DecisionKind.CHANCE, ()),)
+
+    # -- the interface -------------------------------------------------------------------
+
+    def initial_state(self) -> ClassicState:
+        n = self.config.players
+        empty = ((),) * n
+        return ClassicState(DEAL, 0, 0, (), empty, empty, (0,) * n, (), 0, None, self._chance_pending)
+
+    def pending(self, state: ClassicState) -> tuple[Decision, ...]:
+        return state.pending
+
+    def sample_chance(self, state: ClassicState, chance: SeededChance) -> Action:
+        if state.phase != DEAL:
+            raise NotPendingError("no chance decision is pending")
+        return tuple(chance.sample(self._deck, self._deal_size))
+
+    def apply(
+        self, state: ClassicState, actions: Mapping[int, Action]
+    ) -> tuple[ClassicState, tuple[Event, ...]]:
+        phase = state.phase
+        if phase == PLAY:
+            return self._play(state, actions)
+        if phase == ROW:
+            return self._choose_row(state, actions)
+        if phase == DEAL:
+            return self._deal(state, actions)
+        raise GameOverError("the game is over")
+
+    def view(self, state: ClassicState, seat: int) -> ClassicView:
+        cfg = self.config
+        if not 0 <= seat < cfg.players:
+            raise NotPendingError(f"no seat {seat} in a {cfg.players}-player game")
+        mine = [d for d in state.pending if d.seat == seat]
+        return ClassicView(
+            seat=seat,
+            players=cfg.players,
+            phase=_PHASES[state.phase],
+            hand_no=state.hand_no,
+            turn=state.turn,
+            hand=state.hands[seat],
+            rows=state.rows,
+            piles=state.piles,
+            scores=state.scores,
+            revealed=state.revealed if state.phase == ROW else (),
+            decision=mine[0] if mine else None,
+            top_card=cfg.top_card,
+            row_capacity=cfg.row_capacity,
+            hand_size=cfg.hand_size,
+            professional=cfg.professional,
+        )
+
+    def outcome(self, state: ClassicState) -> Outcome | None:
+        return state.outcome
+
+    def default_action(self, state: ClassicState, decision: Decision) -> Action:
+        """The lowest card; for a low card, the row with the fewest bull heads (first on a tie)."""
+        if decision.kind == _ROW:
+            bulls = self._bulls
+            heads = [sum(bulls[c] for c in row) for row in state.rows]
+            return heads.index(min(heads))
+        return min(decision.options)
+
+    # -- steps ---------------------------------------------------------------------------
+
+    def _deal(
+        self, state: ClassicState, actions: Mapping[int, Action]
+    ) -> tuple[ClassicState, tuple[Event, ...]]:
+        cfg = self.config
+        deal = _only(actions, CHANCE)
+        needed = self._deal_size
+        if (
+            not isinstance(deal, tuple)
+            or len(deal) != needed
+            or set(map(type, deal)) != {int}
+            or len(cards := frozenset(deal)) != needed
+            or not cards <= self._deck_set
+        ):
+            raise IllegalActionError(f"a deal is {needed} distinct cards between 1 and {cfg.top_card}")
+        first = cfg.rows
+        size = cfg.hand_size
+        rows = tuple([(c,) for c in deal[:first]])
+        hands = tuple(
+            [tuple(sorted(deal[first + i * size : first + i * size + size])) for i in range(cfg.players)]
+        )
+        hand_no = state.hand_no + 1
+        nxt = _new(
+            ClassicState,
+            (PLAY, hand_no, 0, rows, hands, ((),) * cfg.players, state.scores, (), 0, None,
+             tuple([_new(Decision, (seat, _CARD, hand)) for seat, hand in enumerate(hands)])),
+        )
+        return nxt, (_new(HandDealt, (hand_no, rows)),)
+
+    def _play(
+        self, state: ClassicState, actions: Mapping[int, Action]
+    ) -> tuple[ClassicState, tuple[Event, ...]]:
+        hands = list(state.hands)
+        if len(actions) != len(hands):
+            raise NotPendingError(
+                f"every seat plays a card this turn: expected seats 0…{len(hands) - 1},"
+                f" got {sorted(actions)}"
+            )
+        plays = []
+        seat = 0
+        for hand in hands:
+            card = actions.get(seat)
+            if type(card) is not int or card not in hand:
+                if seat not in actions:
+                    raise NotPendingError(f"seat {seat} must play a card this turn")
+                raise IllegalActionError(f"seat {seat} cannot play {card!r}: not in its hand")
+            i = hand.index(card)
+            hands[seat] = hand[:i] + hand[i + 1 :]
+            plays.append((card, seat))
+            seat += 1
+        plays.sort()
+        revealed = tuple(plays)
+        events: list[Event] = [_new(CardsRevealed, (state.hand_no, state.turn + 1, revealed))]
+        return self._place(
+            state.hand_no, state.turn, list(state.rows), tuple(hands), state.piles, state.scores,
+            revealed, 0, events,
+        )
+
+    def _choose_row(
+        self, state: ClassicState, actions: Mapping[int, Action]
+    ) -> tuple[ClassicState, tuple[Event, ...]]:
+        card, seat = state.revealed[state.placed]
+        row = _only(actions, seat)
+        if type(row) is not int or not 0 <= row < len(state.rows):
+            raise IllegalActionError(
+                f"seat {seat} must choose a row 0…{len(state.rows) - 1}, got {row!r}"
+            )
+        rows = list(state.rows)
+        taken = rows[row]
+        bulls = self._bulls
+        heads = 0
+        for c in taken:
+            heads += bulls[c]
+        rows[row] = (card,)
+        piles = list(state.piles)
+        piles[seat] += taken
+        scores = list(state.scores)
+        scores[seat] += heads
+        events: list[Event] = [
+            _new(RowChosen, (seat, card, row)),
+            _new(CardPlaced, (seat, card, row, False, taken, heads)),
+        ]
+        return self._place(
+            state.hand_no, state.turn, rows, state.hands, tuple(piles), tuple(scores),
+            state.revealed, state.placed + 1, events,
+        )
+
+    def _place(
+        self,
+        hand_no: int,
+        turn: int,
+        rows: list[tuple[int, ...]],
+        hands: tuple[tuple[int, ...], ...],
+        piles: tuple[tuple[int, ...], ...],
+        scores: tuple[int, ...],
+        revealed: tuple[tuple[int, int], ...],
+        placed: int,
+        events: list[Event],
+    ) -> tuple[ClassicState, tuple[Event, ...]]:
+        """Place the revealed cards from ``placed`` on, lowest first, until done or a low card."""
+        cfg = self.config
+        capacity = cfg.row_capacity
+        professional = cfg.professional
+        append = events.append
+        for index in range(placed, len(revealed)):
+            card, seat = revealed[index]
+            best = -1
+            gap = 1 << 30
+            left = False
+            r = 0
+            for row in rows:
+                d = card - row[-1]
+                if 0 < d < gap:
+                    best = r
+                    gap = d
+                r += 1
+            if professional:
+                for r, row in enumerate(rows):
+                    d = row[0] - card
+                    if 0 < d < gap:
+                        best, gap, left = r, d, True
+            if best < 0:
+                # Rule 4: the owner chooses the row to take, before anything else is placed.
+                pending = (_new(Decision, (seat, _ROW, self._row_options)),)
+                state = _new(
+                    ClassicState,
+                    (ROW, hand_no, turn, tuple(rows), hands, piles, scores, revealed, index, None, pending),
+                )
+                return state, tuple(events)
+            row = rows[best]
+            if len(row) < capacity:
+                rows[best] = (card, *row) if left else (*row, card)
+                append(_new(CardPlaced, (seat, card, best, left, (), 0)))
+                continue
+            # Rule 3: the full row goes to the player; the card starts it anew.
+            bulls = self._bulls
+            heads = 0
+            for c in row:
+                heads += bulls[c]
+            rows[best] = (card,)
+            new_piles = list(piles)
+            new_piles[seat] += row
+            piles = tuple(new_piles)
+            new_scores = list(scores)
+            new_scores[seat] += heads
+            scores = tuple(new_scores)
+            append(_new(CardPlaced, (seat, card, best, left, row, heads)))
+        turn += 1
+        if turn < cfg.hand_size:
+            pending = tuple([_new(Decision, (s, _CARD, hand)) for s, hand in enumerate(hands)])
+            state = _new(
+                ClassicState, (PLAY, hand_no, turn, tuple(rows), hands, piles, scores, (), 0, None, pending)
+            )
+            return state, tuple(events)
+        return self._end_hand(hand_no, turn, tuple(rows), hands, piles, scores, events)
+
+    def _end_hand(
+        self,
+        hand_no: int,
+        turn: int,
+        rows: tuple[tuple[int, ...], ...],
+        hands: tuple[tuple[int, ...], ...],
+        piles: tuple[tuple[int, ...], ...],
+        scores: tuple[int, ...],
+        events: list[Event],
+    ) -> tuple[ClassicState, tuple[Event, ...]]:
+        cfg = self.config
+        bulls = self._bulls
+        hand_bulls = tuple(sum(bulls[c] for c in pile) for pile in piles)
+        events.append(HandScored(hand_no, hand_bulls, scores))
+        termination: Termination | None = None
+        if cfg.target is not None and max(scores) >= cfg.target:
+            termination = Termination.TARGET_REACHED
+        elif cfg.hands is not None and hand_no >= cfg.hands:
+            termination = Termination.HANDS_PLAYED
+        if termination is None:
+            state = ClassicState(
+                DEAL, hand_no, turn, rows, hands, piles, scores, (), 0, None, self._chance_pending
+            )
+            return state, tuple(events)
+        outcome = Outcome(scores, shared_ranks(scores, higher_is_better=False), termination)
+        events.append(GameEnded(scores, outcome.ranks, termination.value))
+        return ClassicState(OVER, hand_no, turn, rows, hands, piles, scores, (), 0, outcome, ()), tuple(events)
+
+
+def _only(actions: Mapping[int, Action], seat: int) -> Action:
+    """The action of the one pending seat; anything else is a :class:`NotPendingError`."""
+    if len(actions) != 1 or seat not in actions:
+        who = "chance" if seat == CHANCE else f"seat {seat}"
+        raise NotPendingError(f"only {who} is pending, got actions for {sorted(actions)}")
+    return actions[seat]

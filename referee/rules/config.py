@@ -1,0 +1,70 @@
+"""Variant configs: frozen dataclasses whose fields declare their bounds.
+
+A field's bounds live in its metadata (``bounded(default, lo, hi)``); ``check_bounds`` runs
+from ``__post_init__`` and ``config_from_mapping`` builds a config from user input, refusing
+unknown keys and wrong types with a message that names the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from referee.rules.errors import ConfigError
+
+T = TypeVar("T")
+
+
+def bounded(default: Any, lo: int | None = None, hi: int | None = None, doc: str = "") -> Any:
+    """A dataclass field with an inclusive integer range (``None`` values pass unchecked)."""
+    return dataclasses.field(default=default, metadata={"lo": lo, "hi": hi, "doc": doc})
+
+
+def check_bounds(config: Any) -> None:
+    """Raise :class:`ConfigError` for the first field outside its declared range or type."""
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if value is None:
+            continue
+        expected = type(f.default) if f.default is not None else int
+        if expected is bool or isinstance(value, bool):
+            if not isinstance(value, bool) or expected is not bool:
+                raise ConfigError(f"{type(config).__name__}.{f.name} must be a {expected.__name__}, got {value!r}")
+            continue
+        if expected is int and not isinstance(value, int):
+            raise ConfigError(f"{type(config).__name__}.{f.name} must be an integer, got {value!r}")
+        lo, hi = f.metadata.get("lo"), f.metadata.get("hi")
+        if lo is not None and value < lo or hi is not None and value > hi:
+            raise ConfigError(
+                f"{type(config).__name__}.{f.name} must be between {lo} and {hi}, got {value!r}"
+            )
+
+
+def config_from_mapping(config_type: type[T], values: Mapping[str, Any]) -> T:
+    """Build a config from user input (JSON, CLI, the wire) with clear errors."""
+    names = {f.name for f in dataclasses.fields(config_type)}  # type: ignore[arg-type]
+    unknown = sorted(set(values) - names)
+    if unknown:
+        raise ConfigError(
+            f"unknown {config_type.__name__} option(s): {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(names))}"
+        )
+    try:
+        return config_type(**values)
+    except TypeError as exc:
+        raise ConfigError(f"bad {config_type.__name__}: {exc}") from exc
+
+
+def describe(config_type: type[Any]) -> list[dict[str, Any]]:
+    """Each field's name, default, bounds and meaning, for docs and ``--help``."""
+    return [
+        {
+            "name": f.name,
+            "default": f.default,
+            "min": f.metadata.get("lo"),
+            "max": f.metadata.get("hi"),
+            "doc": f.metadata.get("doc", ""),
+        }
+        for f in dataclasses.fields(config_type)
+    ]

@@ -1,0 +1,30 @@
+"""The variants by name: a plain list and a lookup that fails loudly."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from referee.rules.classic import Classic
+from referee.rules.config import config_from_mapping
+from referee.rules.core import Variant
+from referee.rules.errors import UnknownVariantError
+
+VARIANTS: list[type[Variant[Any, Any]]] = [Classic]
+"""Every playable variant; a new variant module adds its class here."""
+
+
+def find_variant(name: str) -> type[Variant[Any, Any]]:
+    """The variant class registered under ``name`` or one of its aliases."""
+    wanted = name.strip().lower()
+    for cls in VARIANTS:
+        if wanted == cls.name or wanted in cls.aliases:
+            return cls
+    known = ", ".join(cls.name for cls in VARIANTS)
+    raise UnknownVariantError(f"unsupported variant: {name!r} (known: {known})")
+
+
+def make_variant(name: str, config: Mapping[str, Any] | None = None) -> Variant[Any, Any]:
+    """A variant instance from its name and a user-supplied config mapping."""
+    cls = find_variant(name)
+    return cls(config_from_mapping(cls.config_type, config or {}))
