@@ -11,7 +11,7 @@ tuples and the placement loop works on plain lists; see ``make bench``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -225,6 +225,46 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         n = self.config.players
         empty = ((),) * n
         return ClassicState(DEAL, 0, 0, (), empty, empty, (0,) * n, (), 0, None, self._chance_pending)
+
+    def position(
+        self,
+        rows: Sequence[Sequence[int]],
+        hands: Sequence[Sequence[int]],
+        *,
+        scores: Sequence[int] | None = None,
+        hand_no: int = 1,
+        turn: int = 0,
+    ) -> ClassicState:
+        """A state at the start of a turn, set up by hand (for tests, puzzles and examples).
+
+        The cards need not form a complete deal; they must be distinct and in the deck, and
+        every seat must hold the same number of cards.
+        """
+        cfg = self.config
+        if len(rows) != cfg.rows or len(hands) != cfg.players:
+            raise ConfigError(f"a position needs {cfg.rows} rows and {cfg.players} hands")
+        cards = [c for part in (*rows, *hands) for c in part]
+        if len(set(cards)) != len(cards) or not set(cards) <= self._deck_set:
+            raise ConfigError(f"a position's cards must be distinct and between 1 and {cfg.top_card}")
+        if any(not row or len(row) > cfg.row_capacity for row in rows):
+            raise ConfigError(f"each row holds 1 to {cfg.row_capacity} cards")
+        if len({len(hand) for hand in hands}) != 1 or not hands[0]:
+            raise ConfigError("every seat must hold the same, non-zero number of cards")
+        sorted_hands = tuple(tuple(sorted(hand)) for hand in hands)
+        pending = tuple(_new(Decision, (s, _CARD, hand)) for s, hand in enumerate(sorted_hands))
+        return ClassicState(
+            PLAY,
+            hand_no,
+            turn if turn else cfg.hand_size - len(sorted_hands[0]),
+            tuple(tuple(row) for row in rows),
+            sorted_hands,
+            ((),) * cfg.players,
+            tuple(scores) if scores is not None else (0,) * cfg.players,
+            (),
+            0,
+            None,
+            pending,
+        )
 
     def pending(self, state: ClassicState) -> tuple[Decision, ...]:
         return state.pending
