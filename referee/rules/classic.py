@@ -444,10 +444,10 @@ class Classic(Variant[ClassicState, ClassicConfig]):
                         best, gap, left = r, d, True
             if best < 0:
                 # Rule 4: the owner chooses the row to take, before anything else is placed.
-                pending = (_new(Decision, (seat, _ROW, self._row_options)),)
+                ask: tuple[Decision, ...] = (_new(Decision, (seat, _ROW, self._row_options)),)
                 state = _new(
                     ClassicState,
-                    (ROW, hand_no, turn, tuple(rows), hands, piles, scores, revealed, index, None, pending),
+                    (ROW, hand_no, turn, tuple(rows), hands, piles, scores, revealed, index, None, ask),
                 )
                 return state, tuple(events)
             row = rows[best]
