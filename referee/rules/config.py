@@ -30,12 +30,14 @@ def check_bounds(config: Any) -> None:
         expected = type(f.default) if f.default is not None else int
         if expected is bool or isinstance(value, bool):
             if not isinstance(value, bool) or expected is not bool:
-                raise ConfigError(f"{type(config).__name__}.{f.name} must be a {expected.__name__}, got {value!r}")
+                raise ConfigError(
+                    f"{type(config).__name__}.{f.name} must be a {expected.__name__}, got {value!r}"
+                )
             continue
         if expected is int and not isinstance(value, int):
             raise ConfigError(f"{type(config).__name__}.{f.name} must be an integer, got {value!r}")
         lo, hi = f.metadata.get("lo"), f.metadata.get("hi")
-        if lo is not None and value < lo or hi is not None and value > hi:
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
             raise ConfigError(
                 f"{type(config).__name__}.{f.name} must be between {lo} and {hi}, got {value!r}"
             )

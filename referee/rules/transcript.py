@@ -68,8 +68,7 @@ class Transcript:
                 config=dict(data["config"]),
                 seed=int(data["seed"]),
                 steps=tuple(
-                    tuple((int(seat), _to_action(action)) for seat, action in step)
-                    for step in data["steps"]
+                    tuple((int(seat), _to_action(action)) for seat, action in step) for step in data["steps"]
                 ),
                 outcome=None
                 if outcome is None
@@ -172,14 +171,18 @@ def verify(transcript: Transcript) -> Outcome:
         if pending[0].seat == CHANCE:
             expected = variant.sample_chance(state, chance)
             if step != ((CHANCE, expected),):
-                raise TranscriptError(f"step {number}: the chance outcome is not the one seed {transcript.seed} gives")
+                raise TranscriptError(
+                    f"step {number}: the chance outcome is not the one seed {transcript.seed} gives"
+                )
         try:
             state, _ = variant.apply(state, dict(step))
         except RulesError as exc:
             raise TranscriptError(f"step {number} does not apply: {exc}") from exc
     outcome = variant.outcome(state)
     if outcome is None:
-        raise TranscriptError(f"the transcript ends after {len(transcript.steps)} steps, before the game does")
+        raise TranscriptError(
+            f"the transcript ends after {len(transcript.steps)} steps, before the game does"
+        )
     if transcript.outcome is not None and transcript.outcome != outcome:
         raise TranscriptError(
             f"the claimed outcome {transcript.outcome.to_json()} is not the real one {outcome.to_json()}"

@@ -1,0 +1,40 @@
+# Every target bootstraps its own environment: a .venv with the project installed editable.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench bench-quick golden clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,server]'
+	touch $(STAMP)
+
+## The main job: a small round-robin of the example and reference bots, standings printed.
+run: $(STAMP)
+	$(BIN)/sixnimmt arena --bots examples/cautious_bot.py,random,lowest,highest,heuristic,mc --deals 2
+
+## The whole suite: lint first, then every test (statistical and golden ones included).
+test: lint
+	$(BIN)/python -m pytest -n 2 -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy --strict referee/rules
+	$(BIN)/lint-imports
+
+## One JSON object per line: {"name", "value", "unit"}.
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+bench-quick: $(STAMP)
+	$(BIN)/python bench/run.py --quick
+
+## Rewrite the golden playthrough files; only on purpose, and review the diff.
+golden: $(STAMP)
+	$(BIN)/python tests/golden/regenerate.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

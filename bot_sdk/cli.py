@@ -1,0 +1,303 @@
+"""The ``sixnimmt`` command line.
+
+The SDK's own commands live here; other layers add theirs through the ``sixnimmt.commands``
+entry-point group (a function that takes the subparsers), so this module never imports them.
+Every command that prints results also takes ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from collections.abc import Sequence
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from bot_sdk.arena import BotError, play_match
+from bot_sdk.loader import BotLoadError, load_bot, spec_label
+from bot_sdk.tournament import derive_seed, plan_round_robin, run_tournament
+from referee.rules.config import describe
+from referee.rules.errors import RulesError
+from referee.rules.registry import VARIANTS, make_variant
+from referee.rules.transcript import Transcript, replay, verify
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "func"):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (RulesError, BotLoadError, BotError, OSError) as exc:
+        print(f"sixnimmt: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("sixnimmt: interrupted", file=sys.stderr)
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser with every subcommand, including those of installed plugins."""
+    parser = argparse.ArgumentParser(prog="sixnimmt", description="Bots for the 6 nimmt! family.")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    p = sub.add_parser("variants", help="list the variants and their options")
+    _json_flag(p)
+    p.set_defaults(func=cmd_variants)
+
+    p = sub.add_parser("play", help="play games between bots in this process (local arena)")
+    p.add_argument("--bots", required=True, help="comma-separated bot specs, one per seat")
+    p.add_argument("--games", type=_positive, default=10)
+    _game_options(p)
+    p.add_argument("--transcripts", type=Path, help="write each game's transcript into this directory")
+    _json_flag(p)
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("arena", help="a local round-robin of bots with duplicate deals")
+    p.add_argument(
+        "--bots",
+        default="random,lowest,highest,heuristic,mc",
+        help="comma-separated bot specs: reference names or mybot.py[:Class]",
+    )
+    p.add_argument("--table", type=_positive, default=4, help="seats per table")
+    p.add_argument("--deals", type=_positive, default=2, help="duplicate deals per table")
+    p.add_argument("--processes", type=_positive, default=os.cpu_count() or 1)
+    _game_options(p)
+    _json_flag(p)
+    p.set_defaults(func=cmd_arena)
+
+    p = sub.add_parser("verify", help="check a transcript file: replays it against its seed")
+    p.add_argument("transcript", type=Path)
+    _json_flag(p)
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("replay", help="print a transcript's events step by step")
+    p.add_argument("transcript", type=Path)
+    _json_flag(p)
+    p.set_defaults(func=cmd_replay)
+
+    for entry in entry_points(group="sixnimmt.commands"):
+        entry.load()(sub)
+    return parser
+
+
+def _json_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def _game_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--variant", default="classic")
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a variant option, e.g. -o professional=true -o target=None (see 'sixnimmt variants')",
+    )
+    p.add_argument("--seed", type=int, default=1)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs to a config mapping; values are JSON where they parse (None → null)."""
+    config: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise RulesError(f"option {pair!r} is not KEY=VALUE")
+        text = raw.strip()
+        if text in ("None", "none"):
+            config[key.strip()] = None
+            continue
+        try:
+            config[key.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            config[key.strip()] = text
+    return config
+
+
+def _specs(text: str) -> list[str]:
+    specs = [s.strip() for s in text.split(",") if s.strip()]
+    if not specs:
+        raise BotLoadError("no bots given")
+    return specs
+
+
+def cmd_variants(args: argparse.Namespace) -> int:
+    """List the variants with their options."""
+    rows = [
+        {
+            "name": cls.name,
+            "aliases": list(cls.aliases),
+            "higher_is_better": cls.higher_is_better,
+            "options": describe(cls.config_type),
+        }
+        for cls in VARIANTS
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        aliases = f" (also {', '.join(row['aliases'])})" if row["aliases"] else ""
+        print(f"{row['name']}{aliases}")
+        for opt in row["options"]:
+            bounds = "" if opt["min"] is None else f" [{opt['min']}…{opt['max']}]"
+            print(f"  {opt['name']:<14} default {opt['default']!s:<6}{bounds:<14} {opt['doc']}")
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Play games between the given seats and print each seat's results."""
+    specs = _specs(args.bots)
+    config = parse_options(args.option)
+    config.setdefault("players", len(specs))
+    game = make_variant(args.variant, config)
+    classes = [load_bot(spec, args.variant) for spec in specs]
+    names = [spec_label(s) for s in specs]
+    if args.transcripts:
+        args.transcripts.mkdir(parents=True, exist_ok=True)
+    scores: list[list[int]] = [[] for _ in specs]
+    wins = [0] * len(specs)
+    digests = []
+    for number in _progress(range(args.games), "games", args.json):
+        result = play_match(game, classes, derive_seed(args.seed, "game", number), names=names)
+        digests.append(result.transcript.digest())
+        for seat, score in enumerate(result.outcome.scores):
+            scores[seat].append(score)
+            wins[seat] += result.outcome.ranks[seat] == 1
+        if args.transcripts:
+            path = args.transcripts / f"game-{number:04d}.json"
+            path.write_text(json.dumps(result.transcript.to_json()))
+    seats = [
+        {
+            "seat": seat,
+            "bot": names[seat],
+            "mean_score": round(statistics.fmean(scores[seat]), 3),
+            "wins": wins[seat],
+        }
+        for seat in range(len(specs))
+    ]
+    if args.json:
+        print(json.dumps({"variant": game.name, "games": args.games, "seats": seats, "digests": digests}))
+        return 0
+    print(f"{args.games} games of {game.name}")
+    print(f"{'seat':>4}  {'bot':<20} {'mean score':>10} {'wins':>5}")
+    for row in seats:
+        print(f"{row['seat']:>4}  {row['bot']:<20} {row['mean_score']:>10.2f} {row['wins']:>5}")
+    return 0
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    """Play a local round-robin and print the standings."""
+    specs = _specs(args.bots)
+    config = parse_options(args.option)
+    table = min(args.table, len(specs))
+    total = len(plan_round_robin(len(specs), table, args.deals, args.seed))
+    with _bar(total, "blocks", args.json) as bar:
+        table_rows, records = run_tournament(
+            specs,
+            variant=args.variant,
+            config=config,
+            table_size=table,
+            deals=args.deals,
+            seed=args.seed,
+            processes=args.processes,
+            progress=bar.update,
+        )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "variant": args.variant,
+                    "table_size": table,
+                    "deals": args.deals,
+                    "seed": args.seed,
+                    "games": len(records),
+                    "standings": [s.to_json() for s in table_rows],
+                }
+            )
+        )
+        return 0
+    game = make_variant(args.variant, {**config, "players": table})
+    better = "higher" if game.higher_is_better else "lower"
+    print(
+        f"{game.name}: {len(records)} games, {table} seats a table, {args.deals} duplicate deals"
+        f" per table, seed {args.seed} (score: {better} is better)"
+    )
+    header = ("#", "bot", "games", "mean score", "95% interval", "mean rank", "wins")
+    print("{:>2}  {:<20} {:>5} {:>10}  {:<15} {:>9} {:>5}".format(*header))
+    for place, s in enumerate(table_rows, 1):
+        interval = f"[{s.low:.1f}, {s.high:.1f}]"
+        print(
+            f"{place:>2}  {s.name:<20} {s.games:>5} {s.mean_score:>10.2f}  {interval:<15}"
+            f" {s.mean_rank:>9.2f} {s.wins:>5.0f}"
+        )
+    return 0
+
+
+def _load_transcript(path: Path) -> Transcript:
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise RulesError(f"{path} is not JSON: {exc}") from exc
+    return Transcript.from_json(data)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Verify a transcript; exit status 2 and a clear message if it does not hold."""
+    transcript = _load_transcript(args.transcript)
+    outcome = verify(transcript)
+    if args.json:
+        print(json.dumps({"ok": True, "digest": transcript.digest(), "outcome": outcome.to_json()}))
+    else:
+        print(f"ok: {transcript.digest()}  scores {list(outcome.scores)}  ranks {list(outcome.ranks)}")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Print the public events of a transcript, step by step."""
+    from referee.rules.core import event_to_json
+
+    transcript = _load_transcript(args.transcript)
+    _, steps = replay(transcript)
+    if args.json:
+        print(json.dumps([[event_to_json(e) for e in events] for events in steps]))
+        return 0
+    for number, events in enumerate(steps, 1):
+        for event in events:
+            data = event_to_json(event)
+            kind = data.pop("type")
+            print(f"{number:>4}  {kind:<14} {json.dumps(data, separators=(',', ':'))}")
+    return 0
+
+
+def _progress(items: range, unit: str, quiet: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(items, unit=unit, disable=quiet or not sys.stderr.isatty(), file=sys.stderr, leave=False)
+
+
+def _bar(total: int, unit: str, quiet: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total, unit=unit, disable=quiet or not sys.stderr.isatty(), file=sys.stderr, leave=False
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

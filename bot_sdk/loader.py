@@ -1,0 +1,88 @@
+"""Turn a bot spec into a bot class: a reference bot's name, or a Python file of the author's.
+
+Specs:
+- ``random``, ``heuristic``, ``mc`` …: a reference bot of the variant;
+- ``path/to/mybot.py``: the file's one :class:`~bot_sdk.bot.Bot` subclass (or the one named
+  by a module-level ``BOT`` variable);
+- ``path/to/mybot.py:ClassName``: that class.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+
+from bot_sdk.bot import Bot
+from bot_sdk.bots import REFERENCE_BOTS, reference_bot
+
+
+class BotLoadError(ValueError):
+    """A bot spec names nothing loadable, or the file does not define exactly one bot."""
+
+
+def spec_label(spec: str) -> str:
+    """A short display name for a spec: the reference name or the file's stem (and class)."""
+    path, sep, class_name = spec.partition(".py:")
+    if sep:
+        return f"{Path(path).stem}:{class_name}"
+    return Path(spec).stem if spec.endswith(".py") else spec
+
+
+def load_bot(spec: str, variant: str = "classic") -> type[Bot]:
+    """The bot class a spec names, checked to play ``variant``."""
+    path, _, class_name = spec.partition(".py:")
+    if class_name:
+        path += ".py"
+    if path.endswith(".py"):
+        cls = _load_file(Path(path), class_name or None)
+    elif spec in REFERENCE_BOTS.get(variant, {}):
+        cls = reference_bot(variant, spec)
+    else:
+        known = ", ".join(REFERENCE_BOTS.get(variant, {}))
+        raise BotLoadError(f"unknown bot {spec!r}: not a .py file nor a reference bot of {variant} ({known})")
+    if cls.variants and variant not in cls.variants:
+        raise BotLoadError(f"{spec} plays {', '.join(cls.variants)}, not {variant}")
+    return cls
+
+
+def _load_file(path: Path, class_name: str | None) -> type[Bot]:
+    if not path.is_file():
+        raise BotLoadError(f"no bot file at {path}")
+    source = path.resolve()
+    # A name unique per file content, so two bots with the same file name never clash.
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
+    module_name = f"sixnimmt_bot_{source.stem}_{digest}"
+    module = sys.modules.get(module_name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(module_name, source)
+        if spec is None or spec.loader is None:
+            raise BotLoadError(f"cannot import {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            del sys.modules[module_name]
+            raise BotLoadError(f"importing {path} failed: {exc!r}") from exc
+    if class_name is None:
+        class_name = getattr(module, "BOT", None)
+    if class_name is not None:
+        cls = getattr(module, class_name, None) if isinstance(class_name, str) else class_name
+        if not (inspect.isclass(cls) and issubclass(cls, Bot)):
+            raise BotLoadError(f"{path}: {class_name} is not a Bot subclass")
+        return cls
+    found = [
+        obj
+        for obj in vars(module).values()
+        if inspect.isclass(obj) and issubclass(obj, Bot) and obj.__module__ == module_name
+    ]
+    if len(found) != 1:
+        names = ", ".join(c.__name__ for c in found) or "none"
+        raise BotLoadError(
+            f"{path} must define exactly one Bot subclass (found {names});"
+            " name one with 'file.py:Class' or a module-level BOT = Class"
+        )
+    return found[0]

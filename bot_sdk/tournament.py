@@ -1,0 +1,206 @@
+"""A local round-robin tournament of bots, in-process, with duplicate deals.
+
+Planning is pure: every table of ``k`` entrants out of ``n`` is played as *duplicate blocks*,
+one seeded deal replayed once per seat rotation so that the luck of the deal cancels out.
+Seeds derive from the tournament seed, so the same tournament plans and plays identically.
+Blocks run on a local process pool; standings give each entrant's mean score per game with
+a 95% bootstrap interval over blocks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import random
+import statistics
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot_sdk.arena import play_match
+from bot_sdk.loader import load_bot, spec_label
+from referee.rules.registry import make_variant
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One table's deal, played once per seat rotation."""
+
+    number: int
+    entrants: tuple[int, ...]
+    """Indices into the tournament's entrant list, in seat order of the first rotation."""
+    seed: int
+
+    def seatings(self) -> list[tuple[int, ...]]:
+        """The seat orders: every rotation of the table."""
+        k = len(self.entrants)
+        return [self.entrants[r:] + self.entrants[:r] for r in range(k)]
+
+
+def derive_seed(seed: int, *path: int | str) -> int:
+    """A 63-bit seed derived from a parent seed and a path (table, deal, …)."""
+    text = "/".join(map(str, (seed, *path)))
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
+
+
+def plan_round_robin(entrants: int, table_size: int, deals: int, seed: int) -> list[Block]:
+    """Every table of ``table_size`` out of ``entrants``, each with ``deals`` duplicate blocks."""
+    if not 2 <= table_size <= entrants:
+        raise ValueError(f"a table seats 2 to {entrants} entrants, got {table_size}")
+    if deals < 1:
+        raise ValueError(f"deals must be at least 1, got {deals}")
+    blocks = []
+    for table, members in enumerate(itertools.combinations(range(entrants), table_size)):
+        for deal in range(deals):
+            blocks.append(Block(len(blocks), members, derive_seed(seed, "table", table, "deal", deal)))
+    return blocks
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """One played match: who sat where and how it ended."""
+
+    block: int
+    seating: tuple[int, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    digest: str
+
+
+def play_block(
+    block: Block, variant: str, config: Mapping[str, Any], specs: Sequence[str]
+) -> list[MatchRecord]:
+    """Play all rotations of one block in this process."""
+    game = make_variant(variant, config)
+    classes = [load_bot(spec, variant) for spec in specs]
+    records = []
+    for seating in block.seatings():
+        result = play_match(
+            game,
+            [classes[e] for e in seating],
+            block.seed,
+            names=[spec_label(specs[e]) for e in seating],
+        )
+        records.append(
+            MatchRecord(
+                block.number,
+                seating,
+                result.outcome.scores,
+                result.outcome.ranks,
+                result.transcript.digest(),
+            )
+        )
+    return records
+
+
+@dataclass(slots=True)
+class Standing:
+    """One entrant's line in the standings."""
+
+    name: str
+    games: int = 0
+    mean_score: float = 0.0
+    low: float = 0.0
+    high: float = 0.0
+    """The 95% bootstrap interval of the mean score over blocks."""
+    mean_rank: float = 0.0
+    wins: float = 0.0
+    """Games ranked first; a win shared by several seats counts for each of them."""
+    block_means: list[float] = field(default_factory=list, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {
+            "name": self.name,
+            "games": self.games,
+            "mean_score": round(self.mean_score, 3),
+            "interval95": [round(self.low, 3), round(self.high, 3)],
+            "mean_rank": round(self.mean_rank, 3),
+            "wins": self.wins,
+        }
+
+
+def standings(
+    names: Sequence[str],
+    records: Iterable[MatchRecord],
+    *,
+    higher_is_better: bool,
+    seed: int = 0,
+    resamples: int = 2000,
+) -> list[Standing]:
+    """Each entrant's mean score per game and interval, best first."""
+    per_block: dict[tuple[int, int], list[int]] = {}
+    ranks: dict[int, list[int]] = {i: [] for i in range(len(names))}
+    for record in records:
+        for seat, entrant in enumerate(record.seating):
+            per_block.setdefault((entrant, record.block), []).append(record.scores[seat])
+            ranks[entrant].append(record.ranks[seat])
+    table = [Standing(name) for name in names]
+    for (entrant, _), scores in sorted(per_block.items()):
+        table[entrant].block_means.append(statistics.fmean(scores))
+        table[entrant].games += len(scores)
+    rng = random.Random(seed)
+    for entrant, line in enumerate(table):
+        if not line.block_means:
+            continue
+        line.mean_score = statistics.fmean(line.block_means)
+        line.low, line.high = bootstrap_interval(line.block_means, rng, resamples)
+        line.mean_rank = statistics.fmean(ranks[entrant])
+        line.wins = sum(1 for r in ranks[entrant] if r == 1)
+    sign = -1 if higher_is_better else 1
+    return sorted(table, key=lambda s: (sign * s.mean_score, s.mean_rank, s.name))
+
+
+def bootstrap_interval(values: Sequence[float], rng: random.Random, resamples: int) -> tuple[float, float]:
+    """The 2.5% and 97.5% percentiles of the resampled mean (percentile bootstrap)."""
+    n = len(values)
+    if n == 1:
+        return values[0], values[0]
+    means = sorted(statistics.fmean(rng.choices(values, k=n)) for _ in range(resamples))
+    return means[int(0.025 * (resamples - 1))], means[int(0.975 * (resamples - 1))]
+
+
+def run_tournament(
+    specs: Sequence[str],
+    *,
+    variant: str = "classic",
+    config: Mapping[str, Any] | None = None,
+    table_size: int = 4,
+    deals: int = 2,
+    seed: int = 1,
+    processes: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[list[Standing], list[MatchRecord]]:
+    """Plan and play a round-robin; return the standings and every match record."""
+    config = dict(config or {})
+    game = make_variant(variant, {**config, "players": table_size})
+    for spec in specs:
+        load_bot(spec, variant)  # fail before any game is played
+    blocks = plan_round_robin(len(specs), table_size, deals, seed)
+    config["players"] = table_size
+    records: list[MatchRecord] = []
+    if processes <= 1:
+        for block in blocks:
+            records.extend(play_block(block, variant, config, specs))
+            if progress:
+                progress(1)
+    else:
+        with ProcessPoolExecutor(max_workers=processes) as pool:
+            futures = [pool.submit(play_block, b, variant, config, specs) for b in blocks]
+            for future in as_completed(futures):
+                records.extend(future.result())
+                if progress:
+                    progress(1)
+        records.sort(key=lambda r: r.block)
+    names = _unique_names([spec_label(s) for s in specs])
+    return standings(names, records, higher_is_better=game.higher_is_better, seed=seed), records
+
+
+def _unique_names(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return out
