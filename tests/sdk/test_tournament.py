@@ -1,0 +1,93 @@
+"""Round-robin planning with duplicate deals, and the standings."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from bot_sdk.arena import play_match
+from bot_sdk.loader import load_bot
+from bot_sdk.tournament import (
+    MatchRecord,
+    bootstrap_interval,
+    plan_round_robin,
+    run_tournament,
+    standings,
+)
+from referee.rules import make_variant
+
+
+def test_every_table_of_k_out_of_n_is_planned_with_every_rotation() -> None:
+    blocks = plan_round_robin(5, 4, 3, seed=9)
+    assert len(blocks) == 5 * 3  # C(5,4) tables x 3 deals
+    tables = {b.entrants for b in blocks}
+    assert tables == set(itertools.combinations(range(5), 4))
+    for block in blocks:
+        seatings = block.seatings()
+        assert len(seatings) == 4
+        # Each entrant sits in each seat exactly once over the block.
+        for seat in range(4):
+            assert sorted(s[seat] for s in seatings) == sorted(block.entrants)
+    assert len({b.seed for b in blocks}) == len(blocks)
+
+
+def test_planning_is_a_pure_function_of_the_seed() -> None:
+    assert plan_round_robin(6, 3, 2, seed=1) == plan_round_robin(6, 3, 2, seed=1)
+    assert plan_round_robin(6, 3, 2, seed=1) != plan_round_robin(6, 3, 2, seed=2)
+
+
+@pytest.mark.parametrize(("n", "k", "deals"), [(3, 4, 1), (4, 1, 1), (4, 2, 0)])
+def test_bad_plans_are_refused(n: int, k: int, deals: int) -> None:
+    with pytest.raises(ValueError):
+        plan_round_robin(n, k, deals, seed=0)
+
+
+def test_a_duplicate_block_deals_the_same_cards_in_every_rotation() -> None:
+    game = make_variant("classic", {"players": 3, "hands": 1, "target": None})
+    block = plan_round_robin(3, 3, 1, seed=3)[0]
+    classes = [load_bot(name) for name in ("lowest", "highest", "random")]
+    deals = []
+    hands_of = {entrant: set() for entrant in range(3)}
+    for seating in block.seatings():
+        result = play_match(game, [classes[e] for e in seating], block.seed)
+        deal = result.transcript.steps[0]
+        deals.append(deal)
+        cards = deal[0][1]
+        for seat, entrant in enumerate(seating):
+            hands_of[entrant].add(tuple(sorted(cards[4 + 10 * seat : 14 + 10 * seat])))
+    assert deals[0] == deals[1] == deals[2]
+    # Every entrant held every one of the three hands once.
+    assert all(len(hands) == 3 for hands in hands_of.values())
+
+
+def test_tournaments_replay_identically_and_in_parallel() -> None:
+    kwargs = {"config": {"hands": 1, "target": None}, "table_size": 2, "deals": 2, "seed": 4}
+    _, serial = run_tournament(["random", "heuristic", "lowest"], processes=1, **kwargs)
+    _, parallel = run_tournament(["random", "heuristic", "lowest"], processes=2, **kwargs)
+    assert [r.digest for r in serial] == [r.digest for r in parallel]
+
+
+def test_standings_rank_lower_scores_first_for_classic() -> None:
+    records = [
+        MatchRecord(0, (0, 1), (10, 20), (1, 2), "a"),
+        MatchRecord(0, (1, 0), (30, 5), (2, 1), "b"),
+    ]
+    table = standings(["good", "bad"], records, higher_is_better=False)
+    assert [s.name for s in table] == ["good", "bad"]
+    assert table[0].mean_score == pytest.approx(7.5)
+    assert table[0].wins == 2 and table[0].games == 2
+    flipped = standings(["good", "bad"], records, higher_is_better=True)
+    assert flipped[0].name == "bad"
+
+
+def test_bootstrap_interval_contains_the_mean_and_narrows_with_data() -> None:
+    rng = random.Random(0)
+    few = [rng.gauss(10, 3) for _ in range(10)]
+    many = [rng.gauss(10, 3) for _ in range(400)]
+    lo1, hi1 = bootstrap_interval(few, random.Random(1), 1000)
+    lo2, hi2 = bootstrap_interval(many, random.Random(1), 1000)
+    assert lo1 < sum(few) / len(few) < hi1
+    assert hi2 - lo2 < hi1 - lo1
+    assert lo2 < 10 < hi2
