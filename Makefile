@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench bench-quick golden clean
+.PHONY: run test lint bench bench-quick golden proto clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ bench-quick: $(STAMP)
 ## Rewrite the golden playthrough files; only on purpose, and review the diff.
 golden: $(STAMP)
 	$(BIN)/python tests/golden/regenerate.py
+
+## Regenerate the wire code from proto/sixnimmt/v1 (the tests fail when it is stale).
+proto: $(STAMP)
+	$(BIN)/python proto/generate.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

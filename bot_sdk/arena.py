@@ -7,7 +7,6 @@ writing a bot. Leagues with separate bot processes and fault handling are the re
 
 from __future__ import annotations
 
-import hashlib
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot_sdk.bot import Bot
+from referee.rules.chance import seat_seed
 from referee.rules.core import CHANCE, Action, Outcome, Variant
 from referee.rules.transcript import Playthrough, Transcript
 
@@ -35,12 +35,6 @@ class MatchResult:
     """Decisions answered per seat."""
     think_seconds: list[float] = field(default_factory=list)
     """Wall time spent in each seat's ``decide``."""
-
-
-def seat_seed(match_seed: int, seat: int) -> int:
-    """The seed of one seat's bot in a match: independent of the other seats and of the deal."""
-    digest = hashlib.blake2b(f"{match_seed}/{seat}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
 
 
 def play_match(

@@ -20,7 +20,7 @@ _BLOCK_BITS = 512
 class SeededChance:
     """A deterministic source of chance outcomes for one match."""
 
-    __slots__ = ("_key", "_counter")
+    __slots__ = ("_counter", "_key")
 
     def __init__(self, seed: int) -> None:
         if not 0 <= seed < 2**256:
@@ -68,3 +68,9 @@ class SeededChance:
     def shuffled(self, items: Sequence[T]) -> list[T]:
         """All items in random order."""
         return self.sample(items, len(items))
+
+
+def seat_seed(match_seed: int, seat: int) -> int:
+    """The seed of one seat's bot in a match: independent of the deal and of the other seats."""
+    digest = hashlib.blake2b(f"{match_seed}/{seat}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")

@@ -1,0 +1,263 @@
+"""Play through a real referee: start one locally, create matches, run every bot as a process.
+
+Everything crosses process boundaries: the referee is ``sixnimmt referee serve`` in its own
+process, each entrant is ``python -m bot_sdk.run SPEC`` in its own process holding one token
+for all of its seats, and results come back over the admin API.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from referee import wire
+from sixnimmt.v1 import game_pb2, referee_pb2, referee_pb2_grpc
+
+
+class RemoteError(RuntimeError):
+    """The referee could not be started or reached, or refused a request."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPlan:
+    """One match to play: the entrant in each seat and the seed."""
+
+    entrants: tuple[str, ...]
+    seed: int
+
+
+@dataclass(slots=True)
+class SeatOutcome:
+    """One seat's result, as the referee reports it."""
+
+    seat: int
+    entrant: str
+    score: int
+    rank: int
+    faults: dict[str, int]
+    defaulted: int
+    decisions: int
+    forfeited: bool
+    think_ms: int
+
+
+@dataclass(slots=True)
+class RemoteMatch:
+    """A finished match."""
+
+    match_id: str
+    status: str
+    seats: list[SeatOutcome]
+    digest: str
+    transcript: dict[str, Any] = field(repr=False)
+    error: str = ""
+
+
+class RefereeClient:
+    """The admin API of a referee, with a deadline on every call."""
+
+    def __init__(self, address: str, timeout: float = 30.0) -> None:
+        self.address = address
+        self.timeout = timeout
+        self.channel = grpc.insecure_channel(address)
+        self.stub = referee_pb2_grpc.RefereeStub(self.channel)
+
+    def close(self) -> None:
+        """Close the channel."""
+        self.channel.close()
+
+    def wait_serving(self, timeout: float = 20.0) -> None:
+        """Block until the referee's health check says SERVING."""
+        stub = health_pb2_grpc.HealthStub(self.channel)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            if time.monotonic() > deadline:
+                raise RemoteError(f"the referee at {self.address} is not serving after {timeout:.0f} s")
+            time.sleep(0.05)
+
+    def create_matches(
+        self,
+        variant: str,
+        config: Mapping[str, Any],
+        plans: Sequence[MatchPlan],
+        *,
+        decision_ms: int = 0,
+        bank_ms: int | None = None,
+        connect_ms: int = 0,
+        max_faults: int = 0,
+        send_events: bool = True,
+    ) -> tuple[list[str], dict[str, str]]:
+        """Create the matches; returns their ids and each entrant's token."""
+        request = referee_pb2.CreateMatchesRequest()
+        text = json.dumps(dict(config))
+        for plan in plans:
+            request.matches.add(variant=variant, config_json=text, seed=plan.seed, entrants=plan.entrants)
+        if decision_ms or bank_ms is not None or connect_ms:
+            request.time_control.decision_ms = decision_ms
+            request.time_control.bank_ms = bank_ms or 0
+            request.time_control.connect_ms = connect_ms
+        request.fault_policy.max_faults = max_faults
+        request.fault_policy.omit_events = not send_events
+        try:
+            response = self.stub.CreateMatches(request, timeout=self.timeout)
+        except grpc.RpcError as exc:
+            raise RemoteError(f"CreateMatches failed: {_describe(exc)}") from exc
+        return list(response.match_ids), {t.entrant: t.token for t in response.tokens}
+
+    def result(self, match_id: str, *, wait: bool = True, timeout: float | None = None) -> RemoteMatch:
+        """A match's result; with ``wait``, once it has finished."""
+        try:
+            reply = self.stub.GetResult(
+                referee_pb2.GetResultRequest(match_id=match_id, wait=wait),
+                timeout=timeout or self.timeout,
+            )
+        except grpc.RpcError as exc:
+            raise RemoteError(f"GetResult({match_id}) failed: {_describe(exc)}") from exc
+        return _match_from_wire(reply)
+
+
+def _describe(exc: grpc.RpcError) -> str:
+    if isinstance(exc, grpc.Call):
+        return f"{exc.code().name}: {exc.details()}"
+    return str(exc)
+
+
+def _match_from_wire(reply: game_pb2.MatchResult) -> RemoteMatch:
+    status = {v: k for k, v in wire.STATUS_TO_WIRE.items()}.get(reply.status, "unknown")
+    seats = [
+        SeatOutcome(
+            s.seat,
+            s.entrant,
+            s.score,
+            s.rank,
+            wire.seat_faults_from_wire(s),
+            s.defaulted,
+            s.decisions,
+            s.forfeited,
+            s.think_ms,
+        )
+        for s in reply.seats
+    ]
+    transcript = json.loads(reply.transcript_json) if reply.transcript_json else {}
+    return RemoteMatch(reply.match_id, status, seats, reply.digest, transcript, reply.error)
+
+
+def python_command(*args: str) -> list[str]:
+    """A command line running this Python with the project importable."""
+    return [sys.executable, *args]
+
+
+@contextmanager
+def local_referee(env: Mapping[str, str] | None = None) -> Iterator[RefereeClient]:
+    """Start ``sixnimmt referee serve`` on a private Unix socket; stop it on exit."""
+    with tempfile.TemporaryDirectory(prefix="sixnimmt-") as tmp:
+        socket = f"unix:{Path(tmp) / 'referee.sock'}"
+        ready = Path(tmp) / "ready"
+        log = open(Path(tmp) / "referee.log", "w+")  # noqa: SIM115 - read back on failure
+        process = subprocess.Popen(
+            python_command(
+                "-m", "bot_sdk.cli", "referee", "serve", "--listen", socket, "--ready-file", str(ready)
+            ),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(env or {})},
+        )
+        client = RefereeClient(socket)
+        try:
+            deadline = time.monotonic() + 30
+            while not ready.exists():
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise RemoteError(f"the referee did not start:\n{log.read()[-2000:]}")
+                time.sleep(0.02)
+            client.wait_serving()
+            yield client
+        finally:
+            client.close()
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            log.close()
+
+
+def spawn_bot(
+    spec: str,
+    *,
+    referee: str,
+    token: str,
+    variant: str,
+    name: str,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start one bot process; the one place that spawns bot processes."""
+    environment = {**os.environ, **(env or {}), "SIXNIMMT_REFEREE": referee, "SIXNIMMT_TOKEN": token}
+    return subprocess.Popen(
+        python_command("-m", "bot_sdk.run", spec, "--variant", variant, "--name", name),
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def play_remote(
+    specs: Mapping[str, str],
+    plans: Sequence[MatchPlan],
+    *,
+    variant: str = "classic",
+    config: Mapping[str, Any] | None = None,
+    progress: Callable[[int], None] | None = None,
+    client: RefereeClient | None = None,
+    **time_control: Any,
+) -> list[RemoteMatch]:
+    """Play ``plans`` with each entrant (a key of ``specs``) as one bot process."""
+    if client is None:
+        with local_referee() as started:
+            return play_remote(
+                specs,
+                plans,
+                variant=variant,
+                config=config,
+                progress=progress,
+                client=started,
+                **time_control,
+            )
+    ids, tokens = client.create_matches(variant, config or {}, plans, **time_control)
+    processes = [
+        spawn_bot(specs[entrant], referee=client.address, token=token, variant=variant, name=entrant)
+        for entrant, token in tokens.items()
+    ]
+    try:
+        results = []
+        for match_id in ids:
+            results.append(client.result(match_id, wait=True, timeout=24 * 3600))
+            if progress:
+                progress(1)
+        return results
+    finally:
+        for process in processes:
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

@@ -1,0 +1,34 @@
+"""``python -m bot_sdk.run SPEC``: the bot process. Connects from SIXNIMMT_REFEREE / SIXNIMMT_TOKEN."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from bot_sdk.loader import BotLoadError, load_bot, spec_label
+from bot_sdk.runner import RunnerError, run
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot_sdk.run", description=__doc__)
+    parser.add_argument("spec", help="a reference bot name or mybot.py[:Class]")
+    parser.add_argument("--variant", default="classic")
+    parser.add_argument("--referee", help="referee address (default: $SIXNIMMT_REFEREE)")
+    parser.add_argument("--token", help="entrant token (default: $SIXNIMMT_TOKEN)")
+    parser.add_argument("--name", help="name sent in Hello")
+    parser.add_argument("--json", action="store_true", help="print a JSON summary when done")
+    args = parser.parse_args(argv)
+    try:
+        cls = load_bot(args.spec, args.variant)
+        summary = run(cls, referee=args.referee, token=args.token, name=args.name or spec_label(args.spec))
+    except (BotLoadError, RunnerError) as exc:
+        print(f"bot: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"games": summary.games, "decisions": summary.decisions, "errors": summary.errors}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""Run a bot against a referee: one stream, many matches, one bot object per (match, seat).
+
+The batching of the protocol is hidden here: the referee sends every pending decision of the
+connection in one Update, the runner asks the right bot object for each and answers them all
+in one DecisionBatch. A bot author only writes ``decide`` (or ``choose_card`` …).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import random
+import signal
+import sys
+import threading
+import traceback
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from bot_sdk.bot import Bot
+from referee import wire
+from referee.rules.core import Action, Event
+from referee.settings import load as load_settings
+from sixnimmt.v1 import referee_pb2, referee_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+CHANNEL_OPTIONS = [
+    ("grpc.max_receive_message_length", 64 << 20),
+    ("grpc.max_send_message_length", 1 << 20),
+]
+
+
+class RunnerError(RuntimeError):
+    """The runner could not play: no referee address or token, or the referee refused."""
+
+
+@dataclass(slots=True)
+class RunSummary:
+    """What a bot process did over its connection."""
+
+    games: int = 0
+    decisions: int = 0
+    errors: int = 0
+    """Decisions where the bot raised or returned something that is not an action."""
+    goodbye: str = ""
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _valid_action(value: Any) -> bool:
+    if type(value) is int:
+        return True
+    return type(value) is tuple and all(type(v) is int for v in value)
+
+
+def run(
+    factory: Callable[[], Bot],
+    *,
+    referee: str | None = None,
+    token: str | None = None,
+    name: str = "bot",
+) -> RunSummary:
+    """Connect, play every game the token holds, and return when the referee says goodbye."""
+    settings = load_settings()
+    address = referee or settings.referee
+    token = token or settings.token
+    if not address:
+        raise RunnerError("no referee address: pass --referee or set SIXNIMMT_REFEREE")
+    if not token:
+        raise RunnerError("no token: pass --token or set SIXNIMMT_TOKEN")
+    outgoing: queue.SimpleQueue[referee_pb2.BotMessage | None] = queue.SimpleQueue()
+    hello = referee_pb2.BotMessage()
+    hello.hello.token = token
+    hello.hello.name = name
+    hello.hello.protocol = wire.PROTOCOL_VERSION
+    outgoing.put(hello)
+
+    def requests() -> Iterator[referee_pb2.BotMessage]:
+        while (message := outgoing.get()) is not None:
+            yield message
+
+    def stop(signum: int, frame: Any) -> None:
+        bye = referee_pb2.BotMessage()
+        bye.goodbye.reason = f"signal {signum}"
+        outgoing.put(bye)
+        outgoing.put(None)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
+    summary = RunSummary()
+    bots: dict[tuple[str, int], Bot] = {}
+    seats_of: dict[str, list[int]] = defaultdict(list)
+    with grpc.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
+        stub = referee_pb2_grpc.RefereeStub(channel)
+        try:
+            for message in stub.Play(requests()):
+                kind = message.WhichOneof("kind")
+                if kind == "update":
+                    reply = _handle(message.update, factory, bots, seats_of, summary)
+                    if reply is not None:
+                        outgoing.put(reply)
+                elif kind == "goodbye":
+                    summary.goodbye = message.goodbye.reason
+                    break
+        except grpc.RpcError as exc:
+            code = exc.code() if isinstance(exc, grpc.Call) else None
+            details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
+            raise RunnerError(f"referee ended the stream: {code} {details}") from exc
+        finally:
+            outgoing.put(None)
+    return summary
+
+
+def _handle(
+    update: referee_pb2.Update,
+    factory: Callable[[], Bot],
+    bots: dict[tuple[str, int], Bot],
+    seats_of: dict[str, list[int]],
+    summary: RunSummary,
+) -> referee_pb2.BotMessage | None:
+    for start in update.starts:
+        key = (start.match_id, start.seat)
+        if key in bots:
+            continue  # a replayed start after a reconnect
+        bot = factory()
+        bot.seat = start.seat
+        bot.rng = random.Random(start.seat_seed)
+        bot.on_start(start.seat, start.variant, json.loads(start.config_json or "{}"))
+        bots[key] = bot
+        seats_of[start.match_id].append(start.seat)
+    if update.events:
+        by_match: dict[str, list[Event]] = defaultdict(list)
+        for message in update.events:
+            by_match[message.match_id].append(wire.event_from_wire(message))
+        for match_id, events in by_match.items():
+            for seat in seats_of.get(match_id, ()):
+                _call(bots[(match_id, seat)].on_events, events, summary)
+    reply: referee_pb2.BotMessage | None = None
+    if update.requests:
+        reply = referee_pb2.BotMessage()
+        replies = reply.decisions.replies
+        for request in update.requests:
+            out = replies.add()
+            out.id = request.id
+            bot = bots.get((request.match_id, request.seat))
+            action: Action | None = None
+            if bot is not None:
+                try:
+                    action = bot.decide(wire.view_from_wire(request))
+                except Exception:
+                    summary.errors += 1
+                    traceback.print_exc(file=sys.stderr)
+            summary.decisions += 1
+            if action is not None and _valid_action(action):
+                wire.action_to_wire(action, out.action)
+            elif action is not None:
+                summary.errors += 1
+                log.error("bot returned %r, not an action", action)
+    for over in update.overs:
+        key = (over.match_id, over.seat)
+        bot = bots.pop(key, None)
+        if over.match_id in seats_of and over.seat in seats_of[over.match_id]:
+            seats_of[over.match_id].remove(over.seat)
+            if not seats_of[over.match_id]:
+                del seats_of[over.match_id]
+        summary.games += 1
+        summary.results.append(
+            {
+                "match_id": over.match_id,
+                "seat": over.seat,
+                "scores": list(over.scores),
+                "ranks": list(over.ranks),
+            }
+        )
+        if bot is not None:
+            _call(bot.on_game_over, wire.outcome_from_wire(over), summary)
+    return reply
+
+
+def _call(method: Callable[[Any], None], argument: Any, summary: RunSummary) -> None:
+    try:
+        method(argument)
+    except Exception:
+        summary.errors += 1
+        traceback.print_exc(file=sys.stderr)

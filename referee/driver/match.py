@@ -1,0 +1,202 @@
+"""The match driver: asks every pending seat concurrently, under time control, and applies.
+
+A late, crashed, disconnected or illegal bot gets the variant's deterministic default action
+and a counted fault; a seat whose faults exceed the policy's limit forfeits and is no longer
+asked. Nothing a bot does raises here: the match always completes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from referee.driver.links import Defaulted, EntrantLink, FaultKind, GameInfo, SeatStats
+from referee.rules.chance import seat_seed
+from referee.rules.core import CHANCE, Action, Decision, Event, Outcome, Variant
+from referee.rules.transcript import Playthrough, Transcript
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """Per-decision time plus a per-seat bank, like a chess clock with increments."""
+
+    decision_ms: int = 2000
+    bank_ms: int = 10_000
+    connect_ms: int = 15_000
+    """How long a match waits for a seat's bot to connect before defaulting it."""
+
+    def __post_init__(self) -> None:
+        if self.decision_ms < 1 or self.bank_ms < 0 or self.connect_ms < 0:
+            raise ValueError(f"bad time control: {self}")
+
+
+@dataclass(frozen=True, slots=True)
+class FaultPolicy:
+    """When faults make a seat forfeit."""
+
+    max_faults: int = 25
+    """A seat with more faults than this forfeits: its later decisions are defaulted unasked."""
+    send_events: bool = True
+
+
+@dataclass(slots=True)
+class MatchReport:
+    """A finished match: the outcome, the transcript and every seat's statistics."""
+
+    match_id: str
+    outcome: Outcome
+    transcript: Transcript
+    seats: list[SeatStats]
+
+
+Listener = Callable[[int, Sequence[Event]], None]
+
+
+class MatchDriver:
+    """Plays one match between linked bots."""
+
+    def __init__(
+        self,
+        match_id: str,
+        variant: Variant[Any, Any],
+        seed: int,
+        links: Sequence[EntrantLink],
+        *,
+        time_control: TimeControl | None = None,
+        policy: FaultPolicy | None = None,
+    ) -> None:
+        if len(links) != variant.players:
+            raise ValueError(f"{variant.name} needs {variant.players} seats, got {len(links)} links")
+        self.match_id = match_id
+        self.variant = variant
+        self.game = Playthrough(variant, seed)
+        self.links = list(links)
+        self.time = time_control or TimeControl()
+        self.policy = policy or FaultPolicy()
+        self.seats = [SeatStats(link.entrant) for link in links]
+        for stats in self.seats:
+            stats.bank_seconds = self.time.bank_ms / 1000
+        self.listeners: list[Listener] = []
+        self.history: list[tuple[int, tuple[Event, ...]]] = []
+        self.report: MatchReport | None = None
+        self._absent: set[int] = set()
+        names = tuple(link.entrant for link in links)
+        config = variant.config_json()
+        for seat, link in enumerate(self.links):
+            info = GameInfo(match_id, seat, variant.name, config, seat_seed(seed, seat), names)
+            link.register(info, self.seats[seat])
+
+    async def run(self) -> MatchReport:
+        """Play the match to the end and return its report."""
+        game = self.game
+        while pending := game.pending():
+            if pending[0].seat == CHANCE:
+                events = game.resolve_chance()
+            else:
+                actions = await self._collect(pending)
+                events = game.apply(actions)
+            self._publish(events)
+        outcome = game.outcome()
+        assert outcome is not None
+        for seat, link in enumerate(self.links):
+            link.finish(self.match_id, seat, outcome)
+        meta = {
+            "match_id": self.match_id,
+            "seats": [link.entrant for link in self.links],
+            "faults": [{k.value: v for k, v in s.faults.items()} for s in self.seats],
+            "defaulted": [s.defaulted for s in self.seats],
+            "forfeited": [s.forfeited for s in self.seats],
+        }
+        self.report = MatchReport(self.match_id, outcome, game.transcript(meta), self.seats)
+        return self.report
+
+    def _publish(self, events: tuple[Event, ...]) -> None:
+        if not events:
+            return
+        step = len(self.game.steps)
+        self.history.append((step, events))
+        for listener in self.listeners:
+            listener(step, events)
+        if self.policy.send_events:
+            for link in dict.fromkeys(self.links):
+                link.publish(self.match_id, step, events)
+
+    async def _collect(self, pending: tuple[Decision, ...]) -> dict[int, Action]:
+        """One action per pending seat: the bot's, or the default with a fault."""
+        loop = asyncio.get_running_loop()
+        actions: dict[int, Action] = {}
+        waiting: dict[int, tuple[asyncio.Future[Action], float, float, Decision]] = {}
+        for decision in pending:
+            seat = decision.seat
+            stats = self.seats[seat]
+            link = self.links[seat]
+            if stats.forfeited or seat in self._absent:
+                actions[seat] = self._default(decision, None)
+                continue
+            if link.outbox is None and not await link.wait_attached():
+                if not link.ever_connected:
+                    self._absent.add(seat)
+                    self._fault(seat, FaultKind.DISCONNECT)
+                actions[seat] = self._default(decision, None)
+                continue
+            bank = stats.bank_seconds
+            future = link.ask(
+                self.match_id,
+                seat,
+                decision,
+                self.variant.view(self.game.state, seat),
+                self.time.decision_ms,
+                int(bank * 1000),
+            )
+            start = loop.time()
+            waiting[seat] = (future, start, start + self.time.decision_ms / 1000 + bank, decision)
+        while waiting:
+            now = loop.time()
+            soonest = min(deadline for _, _, deadline, _ in waiting.values())
+            if soonest > now:
+                await asyncio.wait([f for f, _, _, _ in waiting.values()], timeout=soonest - now)
+            now = loop.time()
+            for seat, (future, start, deadline, decision) in list(waiting.items()):
+                if future.done():
+                    del waiting[seat]
+                    actions[seat] = self._settle(seat, decision, future, now - start)
+                elif now >= deadline:
+                    del waiting[seat]
+                    self.links[seat].forget(future)
+                    future.cancel()
+                    stats = self.seats[seat]
+                    stats.think_seconds += now - start
+                    stats.bank_seconds = 0.0
+                    self._fault(seat, FaultKind.TIMEOUT)
+                    actions[seat] = self._default(decision, None)
+        return actions
+
+    def _settle(self, seat: int, decision: Decision, future: asyncio.Future[Action], took: float) -> Action:
+        stats = self.seats[seat]
+        stats.think_seconds += took
+        over = took - self.time.decision_ms / 1000
+        if over > 0:
+            stats.bank_seconds = max(0.0, stats.bank_seconds - over)
+        try:
+            action = future.result()
+        except Defaulted:
+            return self._default(decision, None)
+        if action not in decision.options:
+            return self._default(decision, FaultKind.ILLEGAL)
+        stats.decisions += 1
+        return action
+
+    def _default(self, decision: Decision, fault: FaultKind | None) -> Action:
+        seat = decision.seat
+        if fault is not None:
+            self._fault(seat, fault)
+        self.seats[seat].defaulted += 1
+        return self.variant.default_action(self.game.state, decision)
+
+    def _fault(self, seat: int, kind: FaultKind) -> None:
+        stats = self.seats[seat]
+        stats.fault(kind)
+        if stats.total_faults > self.policy.max_faults:
+            stats.forfeited = True

@@ -1,0 +1,1 @@
+"""The gRPC referee server: bots play over one multiplexed stream each; admin calls create matches."""

@@ -1,0 +1,77 @@
+"""Build and run the referee server: the Referee service, gRPC health and reflection."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from dataclasses import dataclass
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from referee.server.service import RefereeService
+from referee.server.state import RefereeState
+from referee.settings import Settings
+from sixnimmt.v1 import referee_pb2, referee_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAME = referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name
+
+
+@dataclass(slots=True)
+class RunningReferee:
+    """A started referee: the gRPC server, its state and the address it listens on."""
+
+    server: grpc.aio.Server
+    state: RefereeState
+    address: str
+    health: health.aio.HealthServicer
+
+    async def stop(self, grace: float = 1.0) -> None:
+        """Stop the matches and the server."""
+        await self.health.enter_graceful_shutdown()
+        await self.state.shutdown()
+        await self.server.stop(grace)
+
+
+async def start_referee(address: str, settings: Settings) -> RunningReferee:
+    """Start a referee listening on ``address`` (``host:0`` picks a free port)."""
+    limit = settings.max_message_bytes
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", limit),
+            ("grpc.max_send_message_length", 64 << 20),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    state = RefereeState(keep_results=settings.keep_results)
+    referee_pb2_grpc.add_RefereeServicer_to_server(RefereeService(state, settings), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    await server.start()
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    bound = address if address.startswith("unix:") else f"{address.rsplit(':', 1)[0]}:{port}"
+    return RunningReferee(server, state, bound, health_servicer)
+
+
+async def serve(address: str, settings: Settings, ready_file: str | None = None) -> None:
+    """Run a referee until SIGINT or SIGTERM."""
+    running = await start_referee(address, settings)
+    log.info("referee listening on %s", running.address)
+    if ready_file:
+        with open(ready_file, "w") as handle:
+            handle.write(running.address)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await running.stop()

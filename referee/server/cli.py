@@ -1,0 +1,28 @@
+"""``sixnimmt referee serve``: registered through the ``sixnimmt.commands`` entry point."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+
+from referee import settings as settings_module
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``referee`` command group."""
+    referee = sub.add_parser("referee", help="the gRPC referee service")
+    group = referee.add_subparsers(title="referee commands", metavar="COMMAND")
+    p = group.add_parser("serve", help="run a referee until interrupted")
+    p.add_argument("--listen", help="address to listen on (default: $SIXNIMMT_REFEREE_LISTEN)")
+    p.add_argument("--ready-file", help="write the bound address here once serving")
+    p.set_defaults(func=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from referee.server.app import serve
+
+    settings = settings_module.load()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    asyncio.run(serve(args.listen or settings.referee_listen, settings, args.ready_file))
+    return 0

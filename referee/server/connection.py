@@ -1,0 +1,89 @@
+"""One bot connection's outbox: everything for it since the last flush goes out as one Update."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from referee import wire
+from referee.driver.links import GameInfo, Request
+from referee.rules.core import Event, Outcome
+from sixnimmt.v1 import referee_pb2
+
+
+class Connection:
+    """Buffers pushes into one ``Update`` and flushes it after the current burst of work.
+
+    The flush waits two turns of the event loop, so every match woken by the same batch of
+    replies gets to push its next request into the same Update: that is the batching that
+    lets one stream carry many matches.
+    """
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[referee_pb2.RefereeMessage | None] = asyncio.Queue()
+        self._buffer = referee_pb2.RefereeMessage()
+        self._dirty = False
+        self._closed = False
+        self._loop = asyncio.get_running_loop()
+        self.updates_sent = 0
+        self.variants: dict[str, str] = {}
+        """match id → variant name, learned from the game starts."""
+
+    def _touch(self) -> None:
+        if not self._dirty:
+            self._dirty = True
+            self._loop.call_soon(self._loop.call_soon, self._flush)
+
+    def _flush(self) -> None:
+        self._dirty = False
+        if self._closed:
+            return
+        message, self._buffer = self._buffer, referee_pb2.RefereeMessage()
+        self.updates_sent += 1
+        self.queue.put_nowait(message)
+
+    def push_start(self, info: GameInfo) -> None:
+        self.variants[info.match_id] = info.variant
+        wire.start_to_wire(
+            info.match_id,
+            info.seat,
+            info.variant,
+            info.config,
+            info.seat_seed,
+            info.seat_names,
+            self._buffer.update.starts.add(),
+        )
+        self._touch()
+
+    def push_request(self, request: Request) -> None:
+        wire.request_to_wire(
+            request.id,
+            request.match_id,
+            self.variants[request.match_id],
+            request.decision,
+            request.view,
+            request.deadline_ms,
+            request.bank_ms,
+            self._buffer.update.requests.add(),
+        )
+        self._touch()
+
+    def push_events(self, match_id: str, step: int, events: Sequence[Event]) -> None:
+        wire.events_to_wire(self.variants[match_id], match_id, step, events, self._buffer.update.events)
+        self._touch()
+
+    def push_over(self, match_id: str, seat: int, outcome: Outcome) -> None:
+        wire.over_to_wire(match_id, seat, outcome, self._buffer.update.overs.add())
+        self._touch()
+
+    def close(self, reason: str) -> None:
+        """Flush what is buffered, say goodbye and end the stream."""
+        if self._closed:
+            return
+        if self._dirty:
+            self._flush()
+        self._closed = True
+        goodbye = referee_pb2.RefereeMessage()
+        goodbye.goodbye.reason = reason
+        self.queue.put_nowait(goodbye)
+        self.queue.put_nowait(None)

@@ -1,0 +1,272 @@
+"""The Referee servicer: thin handlers that convert, call the state, and map errors in one place."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+import grpc
+
+from referee import wire
+from referee.driver import EntrantLink, FaultKind, FaultPolicy, TimeControl
+from referee.rules.errors import RulesError
+from referee.server.connection import Connection
+from referee.server.state import (
+    MatchEntry,
+    MatchRequest,
+    RefereeState,
+    UnknownMatchError,
+    UnknownTokenError,
+    parse_config,
+)
+from referee.settings import Settings
+from sixnimmt.v1 import game_pb2, referee_pb2, referee_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+HELLO_TIMEOUT_S = 10.0
+FLOOD_MARGIN = 64
+"""Messages a bot may send beyond one per Update it received before it counts as a flood."""
+
+T = TypeVar("T")
+
+_STATUS: list[tuple[type[BaseException], grpc.StatusCode]] = [
+    (UnknownMatchError, grpc.StatusCode.NOT_FOUND),
+    (UnknownTokenError, grpc.StatusCode.UNAUTHENTICATED),
+    (PermissionError, grpc.StatusCode.PERMISSION_DENIED),
+    (RulesError, grpc.StatusCode.INVALID_ARGUMENT),
+    (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
+]
+"""Domain errors → status codes, in one place; anything else is INTERNAL."""
+
+
+def status_of(exc: BaseException) -> grpc.StatusCode:
+    """The status code for a domain error."""
+    for kind, code in _STATUS:
+        if isinstance(exc, kind):
+            return code
+    return grpc.StatusCode.INTERNAL
+
+
+def maps_errors(handler: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """Abort the call with the mapped status code when a unary handler raises a domain error."""
+
+    @wraps(handler)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> T:
+        try:
+            return await handler(self, request, context)
+        except (UnknownMatchError, PermissionError, RulesError, ValueError) as exc:
+            await context.abort(status_of(exc), str(exc))
+            raise  # unreachable: abort raises
+
+    return wrapper
+
+
+class RefereeService(referee_pb2_grpc.RefereeServicer):
+    """The gRPC face of :class:`RefereeState`."""
+
+    def __init__(self, state: RefereeState, settings: Settings) -> None:
+        self.state = state
+        self.settings = settings
+
+    # -- admin ----------------------------------------------------------------------------
+
+    @maps_errors
+    async def CreateMatches(
+        self, request: referee_pb2.CreateMatchesRequest, context: grpc.aio.ServicerContext
+    ) -> referee_pb2.CreateMatchesResponse:
+        s = self.settings
+        tc = request.time_control
+        time_control = TimeControl(
+            decision_ms=tc.decision_ms or s.decision_ms,
+            bank_ms=tc.bank_ms if request.HasField("time_control") else s.bank_ms,
+            connect_ms=tc.connect_ms or s.connect_ms,
+        )
+        fp = request.fault_policy
+        policy = FaultPolicy(max_faults=fp.max_faults or s.max_faults, send_events=not fp.omit_events)
+        specs = [
+            MatchRequest(m.variant, parse_config(m.config_json), m.seed, tuple(m.entrants))
+            for m in request.matches
+        ]
+        ids, links = self.state.create(specs, time_control, policy)
+        response = referee_pb2.CreateMatchesResponse(match_ids=ids)
+        for link in links:
+            token = response.tokens.add(entrant=link.entrant, token=link.token)
+            for match_id, seat in sorted(link.seats):
+                token.seats.add(match_id=match_id, seat=seat)
+        return response
+
+    @maps_errors
+    async def GetResult(
+        self, request: referee_pb2.GetResultRequest, context: grpc.aio.ServicerContext
+    ) -> game_pb2.MatchResult:
+        entry = self.state.match(request.match_id)
+        if request.wait:
+            await entry.done.wait()
+        return result_to_wire(request.match_id, entry)
+
+    async def WatchMatch(
+        self, request: referee_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[game_pb2.MatchEvent]:
+        try:
+            entry = self.state.match(request.match_id)
+        except UnknownMatchError as exc:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+        driver = entry.driver
+        queue: asyncio.Queue[tuple[int, Any] | None] = asyncio.Queue()
+        for item in driver.history:
+            queue.put_nowait(item)
+
+        def listen(step: int, events: Any) -> None:
+            queue.put_nowait((step, events))
+
+        driver.listeners.append(listen)
+        done = asyncio.ensure_future(entry.done.wait())
+        done.add_done_callback(lambda _: queue.put_nowait(None))
+        if entry.done.is_set():
+            queue.put_nowait(None)
+        try:
+            while (item := await queue.get()) is not None:
+                step, events = item
+                holder = referee_pb2.Update()
+                wire.events_to_wire(driver.variant.name, request.match_id, step, events, holder.events)
+                for event in holder.events:
+                    yield event
+        finally:
+            driver.listeners.remove(listen)
+            done.cancel()
+
+    # -- the bot stream -------------------------------------------------------------------
+
+    async def Play(
+        self,
+        request_iterator: AsyncIterator[referee_pb2.BotMessage],
+        context: grpc.aio.ServicerContext,
+    ) -> AsyncIterator[referee_pb2.RefereeMessage]:
+        try:
+            first = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT_S)
+        except (TimeoutError, StopAsyncIteration):
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "send Hello first")
+        if first.WhichOneof("kind") != "hello":
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
+        hello = first.hello
+        if hello.protocol not in (0, wire.PROTOCOL_VERSION):
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"protocol {hello.protocol} not supported (this referee speaks {wire.PROTOCOL_VERSION})",
+            )
+        try:
+            link = self.state.link(hello.token)
+        except UnknownTokenError as exc:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
+        connection = Connection()
+        welcome = referee_pb2.RefereeMessage()
+        welcome.welcome.protocol = wire.PROTOCOL_VERSION
+        try:
+            seats = link.attach(connection)
+        except PermissionError as exc:
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(exc))
+        for match_id, seat in seats:
+            welcome.welcome.seats.add(match_id=match_id, seat=seat)
+        reader = asyncio.create_task(self._read(request_iterator, link, connection))
+        ended = FaultKind.CRASH
+        try:
+            yield welcome
+            while (message := await connection.queue.get()) is not None:
+                yield message
+            ended = FaultKind.DISCONNECT
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reader
+            if link.outbox is connection:
+                link.detach(reader_fault(reader) or ended)
+
+    async def _read(
+        self,
+        request_iterator: AsyncIterator[referee_pb2.BotMessage],
+        link: EntrantLink,
+        connection: Connection,
+    ) -> FaultKind | None:
+        """Take the bot's replies until it stops; return why it stopped (``None``: cleanly)."""
+        received = 0
+        try:
+            async for message in request_iterator:
+                received += 1
+                if received > connection.updates_sent + FLOOD_MARGIN:
+                    link.protocol_fault()
+                    self._drop(link, connection, FaultKind.PROTOCOL, "flood: more messages than requests")
+                    return FaultKind.PROTOCOL
+                kind = message.WhichOneof("kind")
+                if kind == "decisions":
+                    for reply in message.decisions.replies:
+                        try:
+                            action = wire.action_from_wire(reply.action)
+                        except wire.WireError:
+                            link.reject(reply.id, FaultKind.ILLEGAL)
+                            continue
+                        link.answer(reply.id, action)
+                elif kind == "goodbye":
+                    self._drop(link, connection, FaultKind.DISCONNECT, "goodbye")
+                    return FaultKind.DISCONNECT if link.live else None
+                else:
+                    link.protocol_fault()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the stream broke: oversized or undecodable message, reset
+            fault = FaultKind.PROTOCOL if _is_protocol_error(exc) else FaultKind.CRASH
+            self._drop(link, connection, fault, f"stream failed: {exc}")
+            return fault
+        self._drop(link, connection, FaultKind.DISCONNECT, "stream closed")
+        return FaultKind.DISCONNECT if link.live else None
+
+    @staticmethod
+    def _drop(link: EntrantLink, connection: Connection, fault: FaultKind, reason: str) -> None:
+        if link.outbox is connection:
+            link.detach(fault)
+        connection.close(reason)
+
+
+def reader_fault(reader: asyncio.Task[FaultKind | None]) -> FaultKind | None:
+    """Why the reader ended, if it ended with a verdict."""
+    if reader.done() and not reader.cancelled() and reader.exception() is None:
+        return reader.result()
+    return None
+
+
+def _is_protocol_error(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return any(word in text for word in ("exhausted", "larger than", "parse", "deserializ", "decode"))
+
+
+def result_to_wire(match_id: str, entry: MatchEntry) -> game_pb2.MatchResult:
+    """A match's result as the admin API returns it."""
+    result = game_pb2.MatchResult(match_id=match_id, variant=entry.driver.variant.name)
+    result.status = wire.STATUS_TO_WIRE[entry.status]  # type: ignore[assignment]
+    result.error = entry.error
+    report = entry.driver.report
+    if report is None:
+        return result
+    outcome = report.outcome
+    result.termination = outcome.termination.value
+    for seat, stats in enumerate(report.seats):
+        wire.seat_result_to_wire(
+            seat,
+            stats.entrant,
+            outcome.scores[seat],
+            outcome.ranks[seat],
+            {kind.value: count for kind, count in stats.faults.items()},
+            defaulted=stats.defaulted,
+            decisions=stats.decisions,
+            forfeited=stats.forfeited,
+            think_ms=round(stats.think_seconds * 1000),
+            out=result.seats.add(),
+        )
+    result.digest = report.transcript.digest()
+    result.transcript_json = json.dumps(report.transcript.to_json(), sort_keys=True)
+    return result

@@ -1,0 +1,165 @@
+"""The referee's state: matches being played or finished, and the entrant links by token."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import uuid
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.driver import EntrantLink, FaultPolicy, MatchDriver, MatchReport, TimeControl
+from referee.rules.errors import ConfigError, RulesError
+from referee.rules.registry import make_variant
+from referee.wire import codec
+
+
+class UnknownMatchError(LookupError):
+    """No match with that id (never created, or its result was dropped)."""
+
+
+class UnknownTokenError(PermissionError):
+    """A Hello presented a token the referee never issued (or whose matches are over)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRequest:
+    """One match to create, as an admin asks for it."""
+
+    variant: str
+    config: dict[str, Any]
+    seed: int
+    entrants: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class MatchEntry:
+    """A created match: its driver, its task and, once over, its report."""
+
+    driver: MatchDriver
+    task: asyncio.Task[MatchReport] | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    error: str = ""
+
+    @property
+    def status(self) -> str:
+        """waiting, running, finished or aborted."""
+        if self.error:
+            return "aborted"
+        if self.done.is_set():
+            return "finished"
+        return "running" if self.driver.game.steps else "waiting"
+
+
+def parse_config(text: str) -> dict[str, Any]:
+    """A match config from its JSON text; malformed JSON is a :class:`ConfigError`."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"config is not JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise ConfigError("config must be a JSON object")
+    return value
+
+
+class RefereeState:
+    """All matches and links of one referee process."""
+
+    def __init__(self, *, keep_results: int = 10_000) -> None:
+        self.matches: OrderedDict[str, MatchEntry] = OrderedDict()
+        self.links: dict[str, EntrantLink] = {}
+        self.keep_results = keep_results
+
+    def create(
+        self,
+        requests: Sequence[MatchRequest],
+        time_control: TimeControl,
+        policy: FaultPolicy,
+    ) -> tuple[list[str], list[EntrantLink]]:
+        """Validate every request, then create all matches (or none) and start them."""
+        if not requests:
+            raise ConfigError("no matches to create")
+        variants = []
+        for number, request in enumerate(requests):
+            try:
+                variant = make_variant(request.variant, request.config)
+                codec(variant.name)
+            except RulesError as exc:
+                raise ConfigError(f"match {number}: {exc}") from exc
+            if len(request.entrants) != variant.players:
+                raise ConfigError(
+                    f"match {number}: {variant.name} with this config seats {variant.players},"
+                    f" got {len(request.entrants)} entrants"
+                )
+            if any(not e for e in request.entrants):
+                raise ConfigError(f"match {number}: entrant names must not be empty")
+            variants.append(variant)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + time_control.connect_ms / 1000
+        links: dict[str, EntrantLink] = {}
+        for request in requests:
+            for entrant in request.entrants:
+                if entrant not in links:
+                    token = secrets.token_urlsafe(24)
+                    links[entrant] = EntrantLink(entrant, token, deadline)
+                    self.links[token] = links[entrant]
+        ids = []
+        for request, variant in zip(requests, variants, strict=True):
+            match_id = uuid.uuid4().hex
+            driver = MatchDriver(
+                match_id,
+                variant,
+                request.seed,
+                [links[e] for e in request.entrants],
+                time_control=time_control,
+                policy=policy,
+            )
+            entry = MatchEntry(driver)
+            self.matches[match_id] = entry
+            entry.task = loop.create_task(self._run(match_id, entry))
+            ids.append(match_id)
+        return ids, list(links.values())
+
+    async def _run(self, match_id: str, entry: MatchEntry) -> MatchReport:
+        try:
+            return await entry.driver.run()
+        except Exception as exc:  # a referee bug must end this match only, loudly
+            entry.error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            entry.done.set()
+            self._forget_finished()
+
+    def _forget_finished(self) -> None:
+        finished = [m for m, e in self.matches.items() if e.done.is_set()]
+        for match_id in finished[: max(0, len(finished) - self.keep_results)]:
+            del self.matches[match_id]
+        for token, link in list(self.links.items()):
+            if not link.live and link.outbox is None:
+                del self.links[token]
+
+    def match(self, match_id: str) -> MatchEntry:
+        """The match with that id."""
+        try:
+            return self.matches[match_id]
+        except KeyError:
+            raise UnknownMatchError(f"no match {match_id!r}") from None
+
+    def link(self, token: str) -> EntrantLink:
+        """The link a token names."""
+        link = self.links.get(token)
+        if link is None or not link.live:
+            raise UnknownTokenError("unknown or expired token")
+        return link
+
+    async def shutdown(self) -> None:
+        """Stop every running match."""
+        tasks = [e.task for e in self.matches.values() if e.task and not e.task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,66 @@
+"""Every ``SIXNIMMT_*`` setting, its default and meaning, read from the environment in one place.
+
+Each part of the project (referee, SDK runner, league, dashboard) calls :func:`load` and reads
+what it needs; ``sixnimmt settings`` prints them all with their current values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class SettingsError(ValueError):
+    """A ``SIXNIMMT_*`` variable holds a value of the wrong type or out of range."""
+
+
+def _setting(default: Any, doc: str) -> Any:
+    return field(default=default, metadata={"doc": doc})
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The settings; field ``x`` is read from ``SIXNIMMT_X``."""
+
+    referee: str = _setting("", "address of the referee a bot connects to (host:port or unix:/path)")
+    token: str = _setting("", "the entrant token a bot presents in its Hello")
+    referee_listen: str = _setting("127.0.0.1:50051", "address `sixnimmt referee serve` listens on")
+    decision_ms: int = _setting(2000, "time a bot has for one decision before its time bank is used")
+    bank_ms: int = _setting(10_000, "time bank per seat and match, used up by late answers")
+    connect_ms: int = _setting(15_000, "how long a match waits for a bot to connect before defaulting it")
+    max_faults: int = _setting(25, "a seat with more faults than this forfeits the rest of the match")
+    max_message_bytes: int = _setting(1 << 20, "largest message the referee accepts from a bot")
+    keep_results: int = _setting(10_000, "finished matches the referee keeps for GetResult and WatchMatch")
+
+
+def load(environ: Mapping[str, str] | None = None) -> Settings:
+    """Read the settings from the environment (or ``environ``), with clear errors."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(Settings):
+        name = f"SIXNIMMT_{f.name.upper()}"
+        raw = env.get(name)
+        if raw is None or raw == "":
+            continue
+        if isinstance(f.default, int):
+            try:
+                value = int(raw)
+            except ValueError:
+                raise SettingsError(f"{name} must be an integer, got {raw!r}") from None
+            if value < 0:
+                raise SettingsError(f"{name} must not be negative, got {value}")
+            values[f.name] = value
+        else:
+            values[f.name] = raw
+    return Settings(**values)
+
+
+def describe() -> list[dict[str, Any]]:
+    """Each setting's variable name, default and meaning (for docs and the CLI)."""
+    return [
+        {"variable": f"SIXNIMMT_{f.name.upper()}", "default": f.default, "doc": f.metadata["doc"]}
+        for f in dataclasses.fields(Settings)
+    ]

@@ -1,0 +1,180 @@
+from sixnimmt.v1 import game_pb2 as _game_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class BotMessage(_message.Message):
+    __slots__ = ("hello", "decisions", "goodbye")
+    HELLO_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    GOODBYE_FIELD_NUMBER: _ClassVar[int]
+    hello: Hello
+    decisions: DecisionBatch
+    goodbye: Goodbye
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., decisions: _Optional[_Union[DecisionBatch, _Mapping]] = ..., goodbye: _Optional[_Union[Goodbye, _Mapping]] = ...) -> None: ...
+
+class Hello(_message.Message):
+    __slots__ = ("token", "name", "protocol")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    name: str
+    protocol: int
+    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., protocol: _Optional[int] = ...) -> None: ...
+
+class DecisionBatch(_message.Message):
+    __slots__ = ("replies",)
+    REPLIES_FIELD_NUMBER: _ClassVar[int]
+    replies: _containers.RepeatedCompositeFieldContainer[_game_pb2.DecisionReply]
+    def __init__(self, replies: _Optional[_Iterable[_Union[_game_pb2.DecisionReply, _Mapping]]] = ...) -> None: ...
+
+class Goodbye(_message.Message):
+    __slots__ = ("reason",)
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    reason: str
+    def __init__(self, reason: _Optional[str] = ...) -> None: ...
+
+class RefereeMessage(_message.Message):
+    __slots__ = ("welcome", "update", "goodbye")
+    WELCOME_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_FIELD_NUMBER: _ClassVar[int]
+    GOODBYE_FIELD_NUMBER: _ClassVar[int]
+    welcome: Welcome
+    update: Update
+    goodbye: Goodbye
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., update: _Optional[_Union[Update, _Mapping]] = ..., goodbye: _Optional[_Union[Goodbye, _Mapping]] = ...) -> None: ...
+
+class SeatRef(_message.Message):
+    __slots__ = ("match_id", "seat")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class Welcome(_message.Message):
+    __slots__ = ("seats", "protocol")
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_FIELD_NUMBER: _ClassVar[int]
+    seats: _containers.RepeatedCompositeFieldContainer[SeatRef]
+    protocol: int
+    def __init__(self, seats: _Optional[_Iterable[_Union[SeatRef, _Mapping]]] = ..., protocol: _Optional[int] = ...) -> None: ...
+
+class GameStart(_message.Message):
+    __slots__ = ("match_id", "seat", "variant", "config_json", "seat_seed", "seat_names")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_JSON_FIELD_NUMBER: _ClassVar[int]
+    SEAT_SEED_FIELD_NUMBER: _ClassVar[int]
+    SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    variant: str
+    config_json: str
+    seat_seed: int
+    seat_names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., variant: _Optional[str] = ..., config_json: _Optional[str] = ..., seat_seed: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GameOver(_message.Message):
+    __slots__ = ("match_id", "seat", "scores", "ranks", "termination")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    RANKS_FIELD_NUMBER: _ClassVar[int]
+    TERMINATION_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    ranks: _containers.RepeatedScalarFieldContainer[int]
+    termination: str
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., ranks: _Optional[_Iterable[int]] = ..., termination: _Optional[str] = ...) -> None: ...
+
+class Update(_message.Message):
+    __slots__ = ("starts", "events", "requests", "overs")
+    STARTS_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    OVERS_FIELD_NUMBER: _ClassVar[int]
+    starts: _containers.RepeatedCompositeFieldContainer[GameStart]
+    events: _containers.RepeatedCompositeFieldContainer[_game_pb2.MatchEvent]
+    requests: _containers.RepeatedCompositeFieldContainer[_game_pb2.DecisionRequest]
+    overs: _containers.RepeatedCompositeFieldContainer[GameOver]
+    def __init__(self, starts: _Optional[_Iterable[_Union[GameStart, _Mapping]]] = ..., events: _Optional[_Iterable[_Union[_game_pb2.MatchEvent, _Mapping]]] = ..., requests: _Optional[_Iterable[_Union[_game_pb2.DecisionRequest, _Mapping]]] = ..., overs: _Optional[_Iterable[_Union[GameOver, _Mapping]]] = ...) -> None: ...
+
+class MatchSpec(_message.Message):
+    __slots__ = ("variant", "config_json", "seed", "entrants")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_JSON_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    config_json: str
+    seed: int
+    entrants: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, variant: _Optional[str] = ..., config_json: _Optional[str] = ..., seed: _Optional[int] = ..., entrants: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class TimeControl(_message.Message):
+    __slots__ = ("decision_ms", "bank_ms", "connect_ms")
+    DECISION_MS_FIELD_NUMBER: _ClassVar[int]
+    BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    CONNECT_MS_FIELD_NUMBER: _ClassVar[int]
+    decision_ms: int
+    bank_ms: int
+    connect_ms: int
+    def __init__(self, decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., connect_ms: _Optional[int] = ...) -> None: ...
+
+class FaultPolicy(_message.Message):
+    __slots__ = ("max_faults", "omit_events")
+    MAX_FAULTS_FIELD_NUMBER: _ClassVar[int]
+    OMIT_EVENTS_FIELD_NUMBER: _ClassVar[int]
+    max_faults: int
+    omit_events: bool
+    def __init__(self, max_faults: _Optional[int] = ..., omit_events: _Optional[bool] = ...) -> None: ...
+
+class CreateMatchesRequest(_message.Message):
+    __slots__ = ("matches", "time_control", "fault_policy")
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    FAULT_POLICY_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[MatchSpec]
+    time_control: TimeControl
+    fault_policy: FaultPolicy
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSpec, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., fault_policy: _Optional[_Union[FaultPolicy, _Mapping]] = ...) -> None: ...
+
+class EntrantToken(_message.Message):
+    __slots__ = ("entrant", "token", "seats")
+    ENTRANT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    entrant: str
+    token: str
+    seats: _containers.RepeatedCompositeFieldContainer[SeatRef]
+    def __init__(self, entrant: _Optional[str] = ..., token: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatRef, _Mapping]]] = ...) -> None: ...
+
+class CreateMatchesResponse(_message.Message):
+    __slots__ = ("match_ids", "tokens")
+    MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    match_ids: _containers.RepeatedScalarFieldContainer[str]
+    tokens: _containers.RepeatedCompositeFieldContainer[EntrantToken]
+    def __init__(self, match_ids: _Optional[_Iterable[str]] = ..., tokens: _Optional[_Iterable[_Union[EntrantToken, _Mapping]]] = ...) -> None: ...
+
+class WatchMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class GetResultRequest(_message.Message):
+    __slots__ = ("match_id", "wait")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    WAIT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    wait: bool
+    def __init__(self, match_id: _Optional[str] = ..., wait: _Optional[bool] = ...) -> None: ...
