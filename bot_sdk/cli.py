@@ -17,8 +17,10 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from bot_sdk import botcli
 from bot_sdk.arena import BotError, play_match
 from bot_sdk.loader import BotLoadError, load_bot, spec_label
+from bot_sdk.remote import RemoteError
 from bot_sdk.tournament import derive_seed, plan_round_robin, run_tournament
 from referee.rules.config import describe
 from referee.rules.errors import RulesError
@@ -35,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except (RulesError, BotLoadError, BotError, OSError) as exc:
+    except (RulesError, BotLoadError, BotError, RemoteError, OSError) as exc:
         print(f"sixnimmt: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -68,7 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--table", type=_positive, default=4, help="seats per table")
     p.add_argument("--deals", type=_positive, default=2, help="duplicate deals per table")
-    p.add_argument("--processes", type=_positive, default=os.cpu_count() or 1)
+    p.add_argument("--processes", type=_positive, default=os.cpu_count() or 1, help="with --in-process")
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="play in this machine's process pool instead of a referee with one process per bot",
+    )
     _game_options(p)
     _json_flag(p)
     p.set_defaults(func=cmd_arena)
@@ -83,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     _json_flag(p)
     p.set_defaults(func=cmd_replay)
 
+    botcli.register(sub, _game_options, _json_flag, _positive, parse_options)
     for entry in entry_points(group="sixnimmt.commands"):
         entry.load()(sub)
     return parser
@@ -206,8 +214,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
     specs = _specs(args.bots)
     config = parse_options(args.option)
     table = min(args.table, len(specs))
-    total = len(plan_round_robin(len(specs), table, args.deals, args.seed))
-    with _bar(total, "blocks", args.json) as bar:
+    blocks = plan_round_robin(len(specs), table, args.deals, args.seed)
+    total = len(blocks) if args.in_process else len(blocks) * table
+    with _bar(total, "blocks" if args.in_process else "games", args.json) as bar:
         table_rows, records = run_tournament(
             specs,
             variant=args.variant,
@@ -216,6 +225,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             deals=args.deals,
             seed=args.seed,
             processes=args.processes,
+            remote=not args.in_process,
             progress=bar.update,
         )
     if args.json:
@@ -234,17 +244,18 @@ def cmd_arena(args: argparse.Namespace) -> int:
         return 0
     game = make_variant(args.variant, {**config, "players": table})
     better = "higher" if game.higher_is_better else "lower"
+    how = "in-process" if args.in_process else "every bot its own process under a gRPC referee"
     print(
         f"{game.name}: {len(records)} games, {table} seats a table, {args.deals} duplicate deals"
-        f" per table, seed {args.seed} (score: {better} is better)"
+        f" per table, seed {args.seed}, {how} (score: {better} is better)"
     )
-    header = ("#", "bot", "games", "mean score", "95% interval", "mean rank", "wins")
-    print("{:>2}  {:<20} {:>5} {:>10}  {:<15} {:>9} {:>5}".format(*header))
+    header = ("#", "bot", "games", "mean score", "95% interval", "mean rank", "wins", "faults")
+    print("{:>2}  {:<20} {:>5} {:>10}  {:<15} {:>9} {:>5} {:>6}".format(*header))
     for place, s in enumerate(table_rows, 1):
         interval = f"[{s.low:.1f}, {s.high:.1f}]"
         print(
             f"{place:>2}  {s.name:<20} {s.games:>5} {s.mean_score:>10.2f}  {interval:<15}"
-            f" {s.mean_rank:>9.2f} {s.wins:>5.0f}"
+            f" {s.mean_rank:>9.2f} {s.wins:>5.0f} {s.faults:>6}"
         )
     return 0
 

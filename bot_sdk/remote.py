@@ -220,6 +220,15 @@ def spawn_bot(
     )
 
 
+@dataclass(slots=True)
+class RemoteRun:
+    """Every match of a remote run, and how each bot process ended."""
+
+    matches: list[RemoteMatch]
+    exit_codes: dict[str, int | None]
+    """Entrant → the bot process's exit status (``None``: killed after it did not stop)."""
+
+
 def play_remote(
     specs: Mapping[str, str],
     plans: Sequence[MatchPlan],
@@ -229,7 +238,7 @@ def play_remote(
     progress: Callable[[int], None] | None = None,
     client: RefereeClient | None = None,
     **time_control: Any,
-) -> list[RemoteMatch]:
+) -> RemoteRun:
     """Play ``plans`` with each entrant (a key of ``specs``) as one bot process."""
     if client is None:
         with local_referee() as started:
@@ -243,21 +252,23 @@ def play_remote(
                 **time_control,
             )
     ids, tokens = client.create_matches(variant, config or {}, plans, **time_control)
-    processes = [
-        spawn_bot(specs[entrant], referee=client.address, token=token, variant=variant, name=entrant)
+    processes = {
+        entrant: spawn_bot(specs[entrant], referee=client.address, token=token, variant=variant, name=entrant)
         for entrant, token in tokens.items()
-    ]
+    }
+    exit_codes: dict[str, int | None] = {}
     try:
         results = []
         for match_id in ids:
             results.append(client.result(match_id, wait=True, timeout=24 * 3600))
             if progress:
                 progress(1)
-        return results
+        return RemoteRun(results, exit_codes)
     finally:
-        for process in processes:
+        for entrant, process in processes.items():
             try:
-                process.wait(10)
+                exit_codes[entrant] = process.wait(10)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+                exit_codes[entrant] = None

@@ -14,6 +14,7 @@ import random
 import signal
 import sys
 import threading
+import time
 import traceback
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -34,6 +35,10 @@ CHANNEL_OPTIONS = [
     ("grpc.max_receive_message_length", 64 << 20),
     ("grpc.max_send_message_length", 1 << 20),
 ]
+
+
+PARTIAL_REPLY_S = 0.025
+"""Answers computed for longer than this are sent before the rest of the batch is done."""
 
 
 class RunnerError(RuntimeError):
@@ -101,9 +106,7 @@ def run(
             for message in stub.Play(requests()):
                 kind = message.WhichOneof("kind")
                 if kind == "update":
-                    reply = _handle(message.update, factory, bots, seats_of, summary)
-                    if reply is not None:
-                        outgoing.put(reply)
+                    _handle(message.update, factory, bots, seats_of, summary, outgoing.put)
                 elif kind == "goodbye":
                     summary.goodbye = message.goodbye.reason
                     break
@@ -122,7 +125,8 @@ def _handle(
     bots: dict[tuple[str, int], Bot],
     seats_of: dict[str, list[int]],
     summary: RunSummary,
-) -> referee_pb2.BotMessage | None:
+    send: Callable[[referee_pb2.BotMessage], None],
+) -> None:
     for start in update.starts:
         key = (start.match_id, start.seat)
         if key in bots:
@@ -140,10 +144,10 @@ def _handle(
         for match_id, events in by_match.items():
             for seat in seats_of.get(match_id, ()):
                 _call(bots[(match_id, seat)].on_events, events, summary)
-    reply: referee_pb2.BotMessage | None = None
     if update.requests:
         reply = referee_pb2.BotMessage()
         replies = reply.decisions.replies
+        started = time.perf_counter()
         for request in update.requests:
             out = replies.add()
             out.id = request.id
@@ -161,6 +165,14 @@ def _handle(
             elif action is not None:
                 summary.errors += 1
                 log.error("bot returned %r, not an action", action)
+            # A big batch of slow decisions goes out in parts, so early answers are not late.
+            if time.perf_counter() - started > PARTIAL_REPLY_S:
+                send(reply)
+                reply = referee_pb2.BotMessage()
+                replies = reply.decisions.replies
+                started = time.perf_counter()
+        if replies:
+            send(reply)
     for over in update.overs:
         key = (over.match_id, over.seat)
         bot = bots.pop(key, None)
@@ -179,7 +191,6 @@ def _handle(
         )
         if bot is not None:
             _call(bot.on_game_over, wire.outcome_from_wire(over), summary)
-    return reply
 
 
 def _call(method: Callable[[Any], None], argument: Any, summary: RunSummary) -> None:

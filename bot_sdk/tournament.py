@@ -66,6 +66,8 @@ class MatchRecord:
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
     digest: str
+    faults: tuple[int, ...] = ()
+    """Faults per seat (remote play only: the local arena stops on the first bot error)."""
 
 
 def play_block(
@@ -107,6 +109,7 @@ class Standing:
     mean_rank: float = 0.0
     wins: float = 0.0
     """Games ranked first; a win shared by several seats counts for each of them."""
+    faults: int = 0
     block_means: list[float] = field(default_factory=list, repr=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -118,6 +121,7 @@ class Standing:
             "interval95": [round(self.low, 3), round(self.high, 3)],
             "mean_rank": round(self.mean_rank, 3),
             "wins": self.wins,
+            "faults": self.faults,
         }
 
 
@@ -132,10 +136,13 @@ def standings(
     """Each entrant's mean score per game and interval, best first."""
     per_block: dict[tuple[int, int], list[int]] = {}
     ranks: dict[int, list[int]] = {i: [] for i in range(len(names))}
+    faults = [0] * len(names)
     for record in records:
         for seat, entrant in enumerate(record.seating):
             per_block.setdefault((entrant, record.block), []).append(record.scores[seat])
             ranks[entrant].append(record.ranks[seat])
+            if record.faults:
+                faults[entrant] += record.faults[seat]
     table = [Standing(name) for name in names]
     for (entrant, _), scores in sorted(per_block.items()):
         table[entrant].block_means.append(statistics.fmean(scores))
@@ -148,6 +155,7 @@ def standings(
         line.low, line.high = bootstrap_interval(line.block_means, rng, resamples)
         line.mean_rank = statistics.fmean(ranks[entrant])
         line.wins = sum(1 for r in ranks[entrant] if r == 1)
+        line.faults = faults[entrant]
     sign = -1 if higher_is_better else 1
     return sorted(table, key=lambda s: (sign * s.mean_score, s.mean_rank, s.name))
 
@@ -170,17 +178,27 @@ def run_tournament(
     deals: int = 2,
     seed: int = 1,
     processes: int = 1,
+    remote: bool = False,
+    time_control: Mapping[str, int] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[list[Standing], list[MatchRecord]]:
-    """Plan and play a round-robin; return the standings and every match record."""
+    """Plan and play a round-robin; return the standings and every match record.
+
+    In-process, blocks run on a pool of ``processes``. With ``remote``, a local referee runs
+    in its own process and every entrant is one bot process that plays all of its matches at
+    once over one stream; ``progress`` then counts matches instead of blocks.
+    """
     config = dict(config or {})
     game = make_variant(variant, {**config, "players": table_size})
     for spec in specs:
         load_bot(spec, variant)  # fail before any game is played
     blocks = plan_round_robin(len(specs), table_size, deals, seed)
     config["players"] = table_size
+    names = _unique_names([spec_label(s) for s in specs])
     records: list[MatchRecord] = []
-    if processes <= 1:
+    if remote:
+        records = _play_remote(blocks, names, specs, variant, config, progress, time_control or {})
+    elif processes <= 1:
         for block in blocks:
             records.extend(play_block(block, variant, config, specs))
             if progress:
@@ -193,8 +211,48 @@ def run_tournament(
                 if progress:
                     progress(1)
         records.sort(key=lambda r: r.block)
-    names = _unique_names([spec_label(s) for s in specs])
     return standings(names, records, higher_is_better=game.higher_is_better, seed=seed), records
+
+
+def _play_remote(
+    blocks: Sequence[Block],
+    names: Sequence[str],
+    specs: Sequence[str],
+    variant: str,
+    config: Mapping[str, Any],
+    progress: Callable[[int], None] | None,
+    time_control: Mapping[str, int],
+) -> list[MatchRecord]:
+    from bot_sdk.remote import MatchPlan, play_remote
+
+    seatings = [(block, seating) for block in blocks for seating in block.seatings()]
+    plans = [MatchPlan(tuple(names[e] for e in seating), block.seed) for block, seating in seatings]
+    run = play_remote(
+        dict(zip(names, specs, strict=True)),
+        plans,
+        variant=variant,
+        config=config,
+        progress=progress,
+        **time_control,
+    )
+    records = []
+    for (block, seating), match in zip(seatings, run.matches, strict=True):
+        if match.status != "finished":
+            raise RuntimeError(
+                f"match {match.match_id} of block {block.number} {match.status}: {match.error}"
+            )
+        seats = sorted(match.seats, key=lambda s: s.seat)
+        records.append(
+            MatchRecord(
+                block.number,
+                seating,
+                tuple(s.score for s in seats),
+                tuple(s.rank for s in seats),
+                match.digest,
+                tuple(sum(s.faults.values()) for s in seats),
+            )
+        )
+    return records
 
 
 def _unique_names(names: list[str]) -> list[str]:

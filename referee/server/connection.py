@@ -25,7 +25,7 @@ class Connection:
         self._dirty = False
         self._closed = False
         self._loop = asyncio.get_running_loop()
-        self.updates_sent = 0
+        self.requests_sent = 0
         self.variants: dict[str, str] = {}
         """match id → variant name, learned from the game starts."""
 
@@ -39,7 +39,6 @@ class Connection:
         if self._closed:
             return
         message, self._buffer = self._buffer, referee_pb2.RefereeMessage()
-        self.updates_sent += 1
         self.queue.put_nowait(message)
 
     def push_start(self, info: GameInfo) -> None:
@@ -66,6 +65,7 @@ class Connection:
             request.bank_ms,
             self._buffer.update.requests.add(),
         )
+        self.requests_sent += 1
         self._touch()
 
     def push_events(self, match_id: str, step: int, events: Sequence[Event]) -> None:

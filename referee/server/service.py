@@ -30,8 +30,8 @@ from sixnimmt.v1 import game_pb2, referee_pb2, referee_pb2_grpc
 log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_S = 10.0
-FLOOD_MARGIN = 64
-"""Messages a bot may send beyond one per Update it received before it counts as a flood."""
+FLOOD_MARGIN = 256
+"""Replies (or empty messages) a bot may send beyond the requests it got before it is a flood."""
 
 T = TypeVar("T")
 
@@ -197,8 +197,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         received = 0
         try:
             async for message in request_iterator:
-                received += 1
-                if received > connection.updates_sent + FLOOD_MARGIN:
+                received += max(1, len(message.decisions.replies))
+                if received > connection.requests_sent + FLOOD_MARGIN:
                     link.protocol_fault()
                     self._drop(link, connection, FaultKind.PROTOCOL, "flood: more messages than requests")
                     return FaultKind.PROTOCOL

@@ -58,7 +58,8 @@ def test_verify_rejects_a_tampered_transcript(capsys: pytest.CaptureFixture[str]
     assert "claimed outcome" in err
 
 
-def test_arena_json_standings(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("mode", [[], ["--in-process"]])
+def test_arena_json_standings(capsys: pytest.CaptureFixture[str], mode: list[str]) -> None:
     code, out, _ = run(
         capsys,
         "arena",
@@ -74,6 +75,7 @@ def test_arena_json_standings(capsys: pytest.CaptureFixture[str]) -> None:
         "hands=1",
         "-o",
         "target=None",
+        *mode,
         "--json",
     )
     assert code == 0

@@ -69,6 +69,17 @@ def test_tournaments_replay_identically_and_in_parallel() -> None:
     assert [r.digest for r in serial] == [r.digest for r in parallel]
 
 
+def test_remote_play_is_the_same_game_as_in_process_play() -> None:
+    """Bots as processes under the gRPC referee play exactly the in-process games, digest for digest."""
+    kwargs = {"config": {"hands": 1, "target": None}, "table_size": 3, "deals": 2, "seed": 8}
+    bots = ["random", "heuristic", "lowest", "highest"]
+    local_table, local = run_tournament(bots, **kwargs)
+    remote_table, remote = run_tournament(bots, remote=True, **kwargs)
+    assert [r.digest for r in remote] == [r.digest for r in local]
+    assert [(s.name, s.mean_score) for s in remote_table] == [(s.name, s.mean_score) for s in local_table]
+    assert all(f == 0 for r in remote for f in r.faults)
+
+
 def test_standings_rank_lower_scores_first_for_classic() -> None:
     records = [
         MatchRecord(0, (0, 1), (10, 20), (1, 2), "a"),

@@ -1,0 +1,194 @@
+"""``sixnimmt bot …``: play, check and run bots as separate processes under a real referee."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from bot_sdk.loader import load_bot, spec_label
+from bot_sdk.remote import MatchPlan, RemoteRun, play_remote
+from bot_sdk.tournament import derive_seed
+from referee.rules.errors import RulesError
+from referee.rules.registry import make_variant
+
+
+def register(sub: Any, game_options: Any, json_flag: Any, positive: Any, parse_options: Any) -> None:
+    """Add the ``bot`` command group to the root parser."""
+    bot = sub.add_parser("bot", help="play, check and run bots as processes under a referee")
+    group = bot.add_subparsers(title="bot commands", metavar="COMMAND")
+
+    p = group.add_parser("play", help="your bot against others, every bot its own process")
+    p.add_argument("bot", help="your bot: mybot.py[:Class] or a reference name")
+    p.add_argument("--against", default="random,heuristic,mc", help="opponents, comma-separated")
+    p.add_argument("--games", type=positive, default=20)
+    p.add_argument("--decision-ms", type=positive, default=2000)
+    p.add_argument("--transcripts", type=Path, help="write each game's transcript into this directory")
+    game_options(p)
+    json_flag(p)
+    p.set_defaults(func=lambda args: cmd_play(args, parse_options(args.option)))
+
+    p = group.add_parser("check", help="a conformance check: timing, legality, concurrency, shutdown")
+    p.add_argument("bot", help="mybot.py[:Class] or a reference name")
+    p.add_argument("--games", type=positive, default=16, help="concurrent matches to play")
+    p.add_argument("--decision-ms", type=positive, default=2000)
+    game_options(p)
+    json_flag(p)
+    p.set_defaults(func=lambda args: cmd_check(args, parse_options(args.option)))
+
+    p = group.add_parser("run", help="run one bot process (reads SIXNIMMT_REFEREE and SIXNIMMT_TOKEN)")
+    p.add_argument("bot")
+    p.add_argument("--variant", default="classic")
+    p.add_argument("--referee")
+    p.add_argument("--token")
+    p.set_defaults(func=cmd_run)
+
+
+def _seatings(players: int, games: int) -> list[tuple[int, ...]]:
+    """Game ``g`` puts your bot (entrant 0) in seat ``g mod players``; opponents keep their order."""
+    out = []
+    for g in range(games):
+        mine = g % players
+        others = iter(range(1, players))
+        out.append(tuple(0 if seat == mine else next(others) for seat in range(players)))
+    return out
+
+
+def _entrants(bot: str, against: str) -> tuple[list[str], dict[str, str]]:
+    specs = [bot, *[s.strip() for s in against.split(",") if s.strip()]]
+    names = []
+    for index, spec in enumerate(specs):
+        label = spec_label(spec)
+        names.append(label if label not in names else f"{label}#{index}")
+    return names, dict(zip(names, specs, strict=True))
+
+
+def _play(
+    args: argparse.Namespace, config: dict[str, Any], names: list[str], specs: dict[str, str]
+) -> RemoteRun:
+    for spec in specs.values():
+        load_bot(spec, args.variant)  # fail before starting anything
+    config.setdefault("players", len(names))
+    if config["players"] != len(names):
+        raise RulesError(f"{len(names)} bots given for a {config['players']}-player game")
+    make_variant(args.variant, config)
+    plans = [
+        MatchPlan(tuple(names[e] for e in seating), derive_seed(args.seed, "game", g))
+        for g, seating in enumerate(_seatings(len(names), args.games))
+    ]
+    from tqdm import tqdm
+
+    with tqdm(
+        total=len(plans), unit="games", disable=args.json or not sys.stderr.isatty(), leave=False
+    ) as bar:
+        return play_remote(
+            specs,
+            plans,
+            variant=args.variant,
+            config=config,
+            progress=bar.update,
+            decision_ms=args.decision_ms,
+        )
+
+
+def cmd_play(args: argparse.Namespace, config: dict[str, Any]) -> int:
+    """Play and print each entrant's results, faults included."""
+    names, specs = _entrants(args.bot, args.against)
+    run = _play(args, config, names, specs)
+    rows = _summarise(names, run)
+    if args.transcripts:
+        args.transcripts.mkdir(parents=True, exist_ok=True)
+        for number, match in enumerate(run.matches):
+            (args.transcripts / f"game-{number:04d}.json").write_text(json.dumps(match.transcript))
+    if args.json:
+        print(json.dumps({"variant": args.variant, "games": len(run.matches), "entrants": rows}))
+        return 0
+    print(f"{len(run.matches)} games of {args.variant}, every bot its own process")
+    print(f"{'bot':<20} {'games':>5} {'mean score':>10} {'mean rank':>9} {'wins':>5}  faults")
+    for row in rows:
+        faults = ", ".join(f"{k} {v}" for k, v in row["faults"].items()) or "none"
+        print(
+            f"{row['name']:<20} {row['games']:>5} {row['mean_score']:>10.2f} {row['mean_rank']:>9.2f}"
+            f" {row['wins']:>5}  {faults}"
+        )
+    return 0
+
+
+def _summarise(names: list[str], run: RemoteRun) -> list[dict[str, Any]]:
+    rows = []
+    for name in names:
+        seats = [s for m in run.matches for s in m.seats if s.entrant == name]
+        faults: dict[str, int] = {}
+        for s in seats:
+            for kind, count in s.faults.items():
+                faults[kind] = faults.get(kind, 0) + count
+        rows.append(
+            {
+                "name": name,
+                "games": len(seats),
+                "mean_score": round(statistics.fmean(s.score for s in seats), 3) if seats else None,
+                "mean_rank": round(statistics.fmean(s.rank for s in seats), 3) if seats else None,
+                "wins": sum(1 for s in seats if s.rank == 1),
+                "faults": faults,
+                "defaulted": sum(s.defaulted for s in seats),
+                "decisions": sum(s.decisions for s in seats),
+                "think_ms_per_decision": round(
+                    sum(s.think_ms for s in seats) / max(1, sum(s.decisions for s in seats)), 2
+                ),
+                "exit_code": run.exit_codes.get(name),
+            }
+        )
+    return rows
+
+
+def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
+    """Play many concurrent matches against random bots and report each conformance check."""
+    players = int(config.get("players", 4))
+    names, specs = _entrants(args.bot, ",".join(["random"] * (players - 1)))
+    run = _play(args, config, names, specs)
+    me = _summarise(names, run)[0]
+    faults = me["faults"]
+    checks = [
+        (
+            "connects and plays every match",
+            all(m.status == "finished" for m in run.matches) and me["games"] == args.games,
+        ),
+        ("answers in time", faults.get("timeout", 0) == 0),
+        ("plays only legal actions", faults.get("illegal", 0) == 0),
+        ("speaks the protocol", faults.get("protocol", 0) == 0),
+        ("stays connected through every game", faults.get("crash", 0) + faults.get("disconnect", 0) == 0),
+        ("plays many matches at once over one stream", me["games"] == args.games and args.games > 1),
+        ("exits cleanly after goodbye", me["exit_code"] == 0),
+    ]
+    ok = all(passed for _, passed in checks)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "ok": ok,
+                    "checks": [{"check": name, "passed": passed} for name, passed in checks],
+                    "bot": me,
+                }
+            )
+        )
+    else:
+        for name, passed in checks:
+            print(f"{'PASS' if passed else 'FAIL'}  {name}")
+        print(f"{me['decisions']} decisions, {me['think_ms_per_decision']} ms each on average")
+        print("ok" if ok else "the bot does not conform")
+    return 0 if ok else 1
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run one bot process."""
+    from bot_sdk.run import main as run_main
+
+    argv = [args.bot, "--variant", args.variant]
+    if args.referee:
+        argv += ["--referee", args.referee]
+    if args.token:
+        argv += ["--token", args.token]
+    return run_main(argv)
