@@ -22,7 +22,7 @@ from referee.rules.classic import (
 )
 from referee.rules.core import Action, Decision, DecisionKind, Event, Outcome, Termination, View
 from referee.rules.errors import RulesError
-from sixnimmt.v1 import game_pb2, referee_pb2
+from sixnimmt.v1 import classic_pb2, game_pb2, referee_pb2
 
 PROTOCOL_VERSION = 1
 
@@ -96,24 +96,37 @@ class ClassicCodec(Codec):
     variant = "classic"
     view_field = "classic"
 
+    def __init__(self) -> None:
+        # The seats asked in one step share the table: its wire form is built once and copied.
+        self._table_of: tuple[Any, ...] = ()
+        self._table = classic_pb2.ClassicView()
+
     def view_to_wire(self, view: View, out: game_pb2.DecisionRequest) -> None:
         assert isinstance(view, ClassicView)
+        key = (view.rows, view.piles, view.scores, view.players, view.top_card)
+        if len(key) != len(self._table_of) or any(
+            a is not b for a, b in zip(key, self._table_of, strict=True)
+        ):
+            table = classic_pb2.ClassicView(
+                players=view.players,
+                scores=view.scores,
+                top_card=view.top_card,
+                row_capacity=view.row_capacity,
+                hand_size=view.hand_size,
+                professional=view.professional,
+            )
+            _rows(table.rows, view.rows)
+            _rows(table.piles, view.piles)
+            self._table, self._table_of = table, key
         v = out.classic
+        v.CopyFrom(self._table)
         v.seat = view.seat
-        v.players = view.players
         v.phase = view.phase
         v.hand_no = view.hand_no
         v.turn = view.turn
         v.hand.extend(view.hand)
-        _rows(v.rows, view.rows)
-        _rows(v.piles, view.piles)
-        v.scores.extend(view.scores)
         for card, seat in view.revealed:
             v.revealed.add(card=card, seat=seat)
-        v.top_card = view.top_card
-        v.row_capacity = view.row_capacity
-        v.hand_size = view.hand_size
-        v.professional = view.professional
 
     def view_from_wire(self, message: game_pb2.DecisionRequest, decision: Decision) -> View:
         v = message.classic
@@ -256,14 +269,25 @@ def view_from_wire(message: game_pb2.DecisionRequest) -> View:
     return codec_.view_from_wire(message, decision_from_wire(message))
 
 
+_last_events: tuple[Sequence[Event], list[game_pb2.MatchEvent]] | None = None
+
+
 def events_to_wire(variant: str, match_id: str, step: int, events: Sequence[Event], out: Any) -> None:
-    """Append the wire form of ``events`` to the repeated field ``out``."""
-    convert = codec(variant).event_to_wire
-    for event in events:
-        message = out.add()
-        message.match_id = match_id
-        message.step = step
-        convert(event, message)
+    """Append the wire form of ``events`` to the repeated field ``out``.
+
+    A step's events go to every connection in the match: they are converted once (for the
+    same ``events`` object) and copied.
+    """
+    global _last_events
+    if _last_events is None or _last_events[0] is not events:
+        convert = codec(variant).event_to_wire
+        messages = []
+        for event in events:
+            message = game_pb2.MatchEvent(match_id=match_id, step=step)
+            convert(event, message)
+            messages.append(message)
+        _last_events = (events, messages)
+    out.extend(_last_events[1])
 
 
 def event_from_wire(message: game_pb2.MatchEvent) -> Event:

@@ -1,0 +1,139 @@
+"""Remote play: the referee and every bot in their own processes, over gRPC.
+
+Fixed costs (starting processes, connecting) are cancelled by timing two sizes of the same run
+and dividing the difference in work by the difference in time.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from bot_sdk.remote import MatchPlan, RefereeClient, local_referee, play_remote, spawn_bot
+
+HERE = Path(__file__).parent
+ONE_HAND = {"players": 4, "hands": 1, "target": None}
+
+
+def _timed(fn: Any) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def decision_rtt_ms(client: RefereeClient, hands: tuple[int, int]) -> float:
+    """Wall time per decision step of one match whose two seats are one bot process."""
+
+    def run(n: int) -> tuple[float, int]:
+        config = {"players": 2, "hands": n, "target": None}
+        elapsed, result = _timed(
+            lambda: play_remote({"a": "random"}, [MatchPlan(("a", "a"), n)], config=config, client=client)
+        )
+        steps = sum(1 for step in result.matches[0].transcript["steps"] if step[0][0] != -1)
+        return elapsed, steps
+
+    (t1, s1), (t2, s2) = run(hands[0]), run(hands[1])
+    return (t2 - t1) / (s2 - s1) * 1000
+
+
+def raw_pingpong_ms(count: int) -> float:
+    """The same round trip with a bare grpc.aio echo server and a client like the SDK's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        address = f"unix:{tmp}/pingpong.sock"
+        server = subprocess.Popen(
+            [sys.executable, str(HERE / "pingpong.py"), "serve", address], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert server.stdout is not None
+            server.stdout.readline()
+            out = subprocess.run(
+                [sys.executable, str(HERE / "pingpong.py"), "client", address, str(count)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            return float(out.stdout.strip())
+        finally:
+            server.kill()
+            server.wait()
+
+
+def multiplexed_hands_per_s(client: RefereeClient, sizes: tuple[int, int]) -> float:
+    """Four random bots as processes, every match of a run at once over one stream per bot."""
+    bots = {name: "random" for name in "abcd"}
+
+    def run(n: int) -> float:
+        plans = [MatchPlan(tuple("abcd"), seed) for seed in range(n)]
+        elapsed, result = _timed(lambda: play_remote(bots, plans, config=ONE_HAND, client=client))
+        assert all(m.status == "finished" and not any(s.faults for s in m.seats) for m in result.matches)
+        return elapsed
+
+    t1, t2 = run(sizes[0]), run(sizes[1])
+    return (sizes[1] - sizes[0]) / (t2 - t1)
+
+
+def single_stream_hands_per_s(client: RefereeClient, sizes: tuple[int, int]) -> float:
+    """The baseline: one game per stream, games one after another (each a set of its own)."""
+
+    def run(n: int) -> float:
+        start = time.perf_counter()
+        ids, tokens = [], {name: [] for name in "abcd"}
+        for seed in range(n):
+            match_ids, set_tokens = client.create_matches(
+                "classic", ONE_HAND, [MatchPlan(tuple("abcd"), seed)], connect_ms=60_000
+            )
+            ids += match_ids
+            for name, token in set_tokens.items():
+                tokens[name].append(token)
+        processes = [
+            spawn_bot("random", referee=client.address, token=",".join(t), variant="classic", name=name)
+            for name, t in tokens.items()
+        ]
+        try:
+            for match_id in ids:
+                client.result(match_id, wait=True, timeout=600)
+        finally:
+            for process in processes:
+                process.wait(30)
+        return time.perf_counter() - start
+
+    t1, t2 = run(sizes[0]), run(sizes[1])
+    return (sizes[1] - sizes[0]) / (t2 - t1)
+
+
+def startup_ms(client: RefereeClient, repeats: int) -> float:
+    """From spawning a bot process to the end of a one-decision game it plays."""
+    config = {"players": 2, "hands": 1, "hand_size": 1, "target": None}
+    times = []
+    for seed in range(repeats):
+        elapsed, _ = _timed(
+            lambda seed=seed: play_remote(
+                {"a": "random"}, [MatchPlan(("a", "a"), seed)], config=config, client=client
+            )
+        )
+        times.append(elapsed * 1000)
+    return statistics.median(times)
+
+
+def run(quick: bool) -> Iterator[dict[str, Any]]:
+    with local_referee() as client:
+        rtt = decision_rtt_ms(client, (2, 8) if quick else (5, 60))
+        raw = raw_pingpong_ms(300 if quick else 3000)
+        yield {"name": "grpc.decision_rtt_ms", "value": round(rtt, 3), "unit": "ms"}
+        yield {"name": "grpc.raw_rtt_ms", "value": round(raw, 3), "unit": "ms"}
+        yield {"name": "grpc.rtt_ratio", "value": round(rtt / raw, 3), "unit": "ratio"}
+        multi = multiplexed_hands_per_s(client, (20, 80) if quick else (100, 600))
+        single = single_stream_hands_per_s(client, (2, 6) if quick else (5, 30))
+        yield {"name": "remote.p4.hands_per_s", "value": round(multi, 1), "unit": "hands/s"}
+        yield {"name": "remote.p4.hands_per_s.single", "value": round(single, 1), "unit": "hands/s"}
+        yield {
+            "name": "bot.startup_ms",
+            "value": round(startup_ms(client, 1 if quick else 5), 1),
+            "unit": "ms",
+        }
