@@ -1,6 +1,6 @@
 """The match driver: time control, bot faults, default actions and links to bot connections."""
 
-from referee.driver.links import Defaulted, EntrantLink, FaultKind, GameInfo, Outbox, Request, SeatStats
+from referee.driver.links import Defaulted, EntrantLink, FaultKind, GameInfo, Outbox, Request, SeatStats, Step
 from referee.driver.match import FaultPolicy, MatchDriver, MatchReport, TimeControl
 
 __all__ = [
@@ -14,5 +14,6 @@ __all__ = [
     "Outbox",
     "Request",
     "SeatStats",
+    "Step",
     "TimeControl",
 ]

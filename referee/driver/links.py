@@ -68,6 +68,43 @@ class GameInfo:
     seat_names: tuple[str, ...]
 
 
+class Step:
+    """The answers one match step waits for: one future for all its seats, not one per seat."""
+
+    __slots__ = ("_loop", "future", "missing", "results")
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self.future: asyncio.Future[None] = self._loop.create_future()
+        self.missing: set[int] = set()
+        self.results: dict[int, tuple[Action | Defaulted, float]] = {}
+        """seat → (the action, or why it is defaulted; loop time of the answer)."""
+
+    def expect(self, seat: int) -> None:
+        """``seat`` must answer in this step."""
+        self.missing.add(seat)
+
+    def deliver(self, seat: int, value: Action | Defaulted) -> bool:
+        """Record a seat's answer (the first one counts); ``False`` if it was not expected."""
+        if seat not in self.missing:
+            return False
+        self.missing.discard(seat)
+        self.results[seat] = (value, self._loop.time())
+        if not self.missing:
+            self.wake()
+        return True
+
+    def wake(self) -> None:
+        """Let the driver look at the step now (all answered, or a deadline passed)."""
+        if not self.future.done():
+            self.future.set_result(None)
+
+    def rearm(self) -> None:
+        """A fresh future for the next wait."""
+        if self.future.done():
+            self.future = self._loop.create_future()
+
+
 @dataclass(slots=True)
 class Request:
     """A decision sent to a bot and not answered yet."""
@@ -79,7 +116,7 @@ class Request:
     view: View
     deadline_ms: int
     bank_ms: int
-    future: asyncio.Future[Action]
+    step: Step
 
 
 class Outbox(Protocol):
@@ -145,26 +182,23 @@ class EntrantLink:
             stats.fault(kind)
         pending, self.pending = self.pending, {}
         for request in pending.values():
-            if not request.future.done():
-                request.future.set_exception(Defaulted(kind.value))
+            request.step.deliver(request.seat, Defaulted(kind.value))
 
     def answer(self, request_id: int, action: Action) -> bool:
         """A bot's reply; ``False`` (and a protocol fault) if nothing with that id is pending."""
         request = self.pending.pop(request_id, None)
-        if request is None or request.future.done():
+        if request is None or not request.step.deliver(request.seat, action):
             self.protocol_fault()
             return False
-        request.future.set_result(action)
         return True
 
     def reject(self, request_id: int, kind: FaultKind) -> None:
         """A reply that holds no usable action: default it now, with a fault of ``kind``."""
         request = self.pending.pop(request_id, None)
-        if request is None or request.future.done():
+        if request is None or not request.step.deliver(request.seat, Defaulted(kind.value)):
             self.protocol_fault()
             return
         self.seats[(request.match_id, request.seat)].fault(kind)
-        request.future.set_exception(Defaulted(kind.value))
 
     def protocol_fault(self) -> None:
         """Charge a protocol fault to every live seat of this link."""
@@ -205,32 +239,30 @@ class EntrantLink:
 
     def ask(
         self,
+        step: Step,
         match_id: str,
         seat: int,
         decision: Decision,
         view: View,
         deadline_ms: int,
         bank_ms: int,
-    ) -> asyncio.Future[Action]:
-        """Send a decision request; the future resolves with the bot's action.
+    ) -> int:
+        """Send a decision request; the answer is delivered to ``step``. Returns the request id.
 
-        It fails with :class:`Defaulted` when there is no connection to ask.
+        With no connection to ask, ``step`` gets a :class:`Defaulted` at once.
         """
-        future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
+        step.expect(seat)
         if self.outbox is None:
-            future.set_exception(Defaulted("no connection"))
-            return future
-        request = Request(next(self._ids), match_id, seat, decision, view, deadline_ms, bank_ms, future)
+            step.deliver(seat, Defaulted("no connection"))
+            return 0
+        request = Request(next(self._ids), match_id, seat, decision, view, deadline_ms, bank_ms, step)
         self.pending[request.id] = request
         self.outbox.push_request(request)
-        return future
+        return request.id
 
-    def forget(self, future: asyncio.Future[Action]) -> None:
+    def forget(self, request_id: int) -> None:
         """Drop a request that timed out: a late answer to it is a protocol fault."""
-        for request_id, request in list(self.pending.items()):
-            if request.future is future:
-                del self.pending[request_id]
-                break
+        self.pending.pop(request_id, None)
 
     def publish(self, match_id: str, step: int, events: Sequence[Event]) -> None:
         """Public events of one of this link's matches."""

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.driver.links import Defaulted, EntrantLink, FaultKind, GameInfo, SeatStats
+from referee.driver.links import Defaulted, EntrantLink, FaultKind, GameInfo, SeatStats, Step
 from referee.rules.chance import seat_seed
 from referee.rules.core import CHANCE, Action, Decision, Event, Outcome, Variant
 from referee.rules.transcript import Playthrough, Transcript
@@ -127,7 +127,9 @@ class MatchDriver:
         """One action per pending seat: the bot's, or the default with a fault."""
         loop = asyncio.get_running_loop()
         actions: dict[int, Action] = {}
-        waiting: dict[int, tuple[asyncio.Future[Action], float, float, Decision]] = {}
+        step = Step()
+        asked: dict[int, tuple[int, float, float, Decision]] = {}
+        """seat → (request id, time asked, deadline, decision)."""
         for decision in pending:
             seat = decision.seat
             stats = self.seats[seat]
@@ -142,30 +144,29 @@ class MatchDriver:
                 actions[seat] = self._default(decision, None)
                 continue
             bank = stats.bank_seconds
-            future = link.ask(
-                self.match_id,
-                seat,
-                decision,
-                self.variant.view(self.game.state, seat),
-                self.time.decision_ms,
-                int(bank * 1000),
+            view = self.variant.view(self.game.state, seat)
+            request_id = link.ask(
+                step, self.match_id, seat, decision, view, self.time.decision_ms, int(bank * 1000)
             )
             start = loop.time()
-            waiting[seat] = (future, start, start + self.time.decision_ms / 1000 + bank, decision)
-        while waiting:
+            asked[seat] = (request_id, start, start + self.time.decision_ms / 1000 + bank, decision)
+        while asked:
+            waiting = [asked[seat][2] for seat in step.missing if seat in asked]
+            if waiting:
+                timer = loop.call_at(min(waiting), step.wake)
+                await step.future
+                timer.cancel()
+                step.rearm()
             now = loop.time()
-            soonest = min(deadline for _, _, deadline, _ in waiting.values())
-            if soonest > now:
-                await asyncio.wait([f for f, _, _, _ in waiting.values()], timeout=soonest - now)
-            now = loop.time()
-            for seat, (future, start, deadline, decision) in list(waiting.items()):
-                if future.done():
-                    del waiting[seat]
-                    actions[seat] = self._settle(seat, decision, future, now - start)
+            for seat, (request_id, start, deadline, decision) in list(asked.items()):
+                if seat in step.results:
+                    del asked[seat]
+                    value, answered = step.results[seat]
+                    actions[seat] = self._settle(seat, decision, value, answered - start)
                 elif now >= deadline:
-                    del waiting[seat]
-                    self.links[seat].forget(future)
-                    future.cancel()
+                    del asked[seat]
+                    step.missing.discard(seat)
+                    self.links[seat].forget(request_id)
                     stats = self.seats[seat]
                     stats.think_seconds += now - start
                     stats.bank_seconds = 0.0
@@ -173,20 +174,18 @@ class MatchDriver:
                     actions[seat] = self._default(decision, None)
         return actions
 
-    def _settle(self, seat: int, decision: Decision, future: asyncio.Future[Action], took: float) -> Action:
+    def _settle(self, seat: int, decision: Decision, value: Action | Defaulted, took: float) -> Action:
         stats = self.seats[seat]
         stats.think_seconds += took
         over = took - self.time.decision_ms / 1000
         if over > 0:
             stats.bank_seconds = max(0.0, stats.bank_seconds - over)
-        try:
-            action = future.result()
-        except Defaulted:
+        if isinstance(value, Defaulted):
             return self._default(decision, None)
-        if action not in decision.options:
+        if value not in decision.options:
             return self._default(decision, FaultKind.ILLEGAL)
         stats.decisions += 1
-        return action
+        return value
 
     def _default(self, decision: Decision, fault: FaultKind | None) -> Action:
         seat = decision.seat
