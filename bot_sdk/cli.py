@@ -22,6 +22,7 @@ from bot_sdk.arena import BotError, play_match
 from bot_sdk.loader import BotLoadError, load_bot, spec_label
 from bot_sdk.remote import RemoteError
 from bot_sdk.tournament import derive_seed, plan_round_robin, run_tournament
+from referee import settings as settings_module
 from referee.rules.config import describe
 from referee.rules.errors import RulesError
 from referee.rules.registry import VARIANTS, make_variant
@@ -37,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except (RulesError, BotLoadError, BotError, RemoteError, OSError) as exc:
+    except (RulesError, BotLoadError, BotError, RemoteError, settings_module.SettingsError, OSError) as exc:
         print(f"sixnimmt: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -53,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("variants", help="list the variants and their options")
     _json_flag(p)
     p.set_defaults(func=cmd_variants)
+
+    p = sub.add_parser("settings", help="the SIXNIMMT_* settings, their defaults and current values")
+    _json_flag(p)
+    p.set_defaults(func=cmd_settings)
 
     p = sub.add_parser("play", help="play games between bots in this process (local arena)")
     p.add_argument("--bots", required=True, help="comma-separated bot specs, one per seat")
@@ -165,6 +170,22 @@ def cmd_variants(args: argparse.Namespace) -> int:
         for opt in row["options"]:
             bounds = "" if opt["min"] is None else f" [{opt['min']}…{opt['max']}]"
             print(f"  {opt['name']:<14} default {opt['default']!s:<6}{bounds:<14} {opt['doc']}")
+    return 0
+
+
+def cmd_settings(args: argparse.Namespace) -> int:
+    """Print every setting with its default and the value in force."""
+    current = settings_module.load()
+    rows = []
+    for row in settings_module.describe():
+        value = getattr(current, row["variable"].removeprefix("SIXNIMMT_").lower())
+        secret = "TOKEN" in row["variable"] or "PASSWORD" in row["variable"]
+        rows.append({**row, "value": "***" if secret and value else value})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        print(f"{row['variable']:<28} {row['value']!s:<18} (default {row['default']!s}) {row['doc']}")
     return 0
 
 
