@@ -17,6 +17,19 @@ REFERENCE_BOTS: dict[str, dict[str, str]] = {
         "heuristic": "bot_sdk.bots.classic:HeuristicBot",
         "mc": "bot_sdk.bots.montecarlo:MonteCarloBot",
     },
+    "junior-basic": {
+        "random": "bot_sdk.bots.junior:RandomBasicBot",
+        "heuristic": "bot_sdk.bots.junior:HeuristicBasicBot",
+    },
+    "junior-advanced": {
+        "random": "bot_sdk.bots.junior:RandomAdvancedBot",
+        "heuristic": "bot_sdk.bots.junior:HeuristicAdvancedBot",
+    },
+    "junior-experts": {
+        "random": "bot_sdk.bots.junior:RandomExpertsBot",
+        "heuristic": "bot_sdk.bots.junior:HeuristicExpertsBot",
+    },
+    "board": {"random": "bot_sdk.bots.board:RandomBot", "heuristic": "bot_sdk.bots.board:HeuristicBot"},
 }
 """variant name → bot name → ``"module:Class"``."""
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from referee.rules.brettspiel import Brettspiel
 from referee.rules.classic import Classic
 from referee.rules.config import config_from_mapping
 from referee.rules.core import Variant
 from referee.rules.errors import UnknownVariantError
+from referee.rules.junior import JuniorAdvanced, JuniorBasic, JuniorExperts
 
-VARIANTS: list[type[Variant[Any, Any]]] = [Classic]
+VARIANTS: list[type[Variant[Any, Any]]] = [Classic, Brettspiel, JuniorBasic, JuniorAdvanced, JuniorExperts]
 """Every playable variant; a new variant module adds its class here."""
 
 
