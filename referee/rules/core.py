@@ -44,6 +44,8 @@ class DecisionKind(enum.StrEnum):
     """Play a luck card or pass; action: ``()`` to pass or ``(card kind, *targets)``."""
     ACTION_CARD = "action_card"
     """Play an action card or pass; action: ``()`` to pass or ``(card kind, *targets)``."""
+    PILE = "pile"
+    """Take a card from one of several face-up piles (a luck card for a clover); action: its kind."""
 
 
 class Decision(NamedTuple):
