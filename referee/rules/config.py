@@ -25,22 +25,23 @@ def check_bounds(config: Any) -> None:
     """Raise :class:`ConfigError` for the first field outside its declared range or type."""
     for f in dataclasses.fields(config):
         value = getattr(config, f.name)
+        name = f"{type(config).__name__}.{f.name}"
         if value is None:
+            if "None" not in str(f.type):
+                raise ConfigError(f"{name} must be set (it has no 'none' value)")
             continue
         expected = type(f.default) if f.default is not None else int
         if expected is bool or isinstance(value, bool):
             if not isinstance(value, bool) or expected is not bool:
-                raise ConfigError(
-                    f"{type(config).__name__}.{f.name} must be a {expected.__name__}, got {value!r}"
-                )
+                kinds = {bool: "a boolean (true or false)", int: "an integer"}
+                kind = kinds.get(expected, f"a {expected.__name__}")
+                raise ConfigError(f"{name} must be {kind}, got {value!r}")
             continue
         if expected is int and not isinstance(value, int):
-            raise ConfigError(f"{type(config).__name__}.{f.name} must be an integer, got {value!r}")
+            raise ConfigError(f"{name} must be an integer, got {value!r}")
         lo, hi = f.metadata.get("lo"), f.metadata.get("hi")
         if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise ConfigError(
-                f"{type(config).__name__}.{f.name} must be between {lo} and {hi}, got {value!r}"
-            )
+            raise ConfigError(f"{name} must be between {lo} and {hi}, got {value!r}")
 
 
 def config_from_mapping(config_type: type[T], values: Mapping[str, Any]) -> T:
