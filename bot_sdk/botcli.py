@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bot_sdk.conformance import check
 from bot_sdk.loader import load_bot, spec_label
 from bot_sdk.remote import MatchPlan, RemoteRun, play_remote
 from bot_sdk.tournament import derive_seed
@@ -16,10 +17,16 @@ from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
 
 
+BOT_COMMANDS: Any = None
+"""The ``bot`` group's subparsers, so that plugins (the league's ``bot submit``) can join it."""
+
+
 def register(sub: Any, game_options: Any, json_flag: Any, positive: Any, parse_options: Any) -> None:
     """Add the ``bot`` command group to the root parser."""
+    global BOT_COMMANDS
     bot = sub.add_parser("bot", help="play, check and run bots as processes under a referee")
     group = bot.add_subparsers(title="bot commands", metavar="COMMAND")
+    BOT_COMMANDS = group
 
     p = group.add_parser("play", help="your bot against others, every bot its own process")
     p.add_argument("bot", help="your bot: mybot.py[:Class] or a reference name")
@@ -146,40 +153,28 @@ def _summarise(names: list[str], run: RemoteRun) -> list[dict[str, Any]]:
 
 def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
     """Play many concurrent matches against random bots and report each conformance check."""
-    players = int(config.get("players", 4))
-    names, specs = _entrants(args.bot, ",".join(["random"] * (players - 1)))
-    run = _play(args, config, names, specs)
-    me = _summarise(names, run)[0]
-    faults = me["faults"]
-    checks = [
-        (
-            "connects and plays every match",
-            all(m.status == "finished" for m in run.matches) and me["games"] == args.games,
-        ),
-        ("answers in time", faults.get("timeout", 0) == 0),
-        ("plays only legal actions", faults.get("illegal", 0) == 0),
-        ("speaks the protocol", faults.get("protocol", 0) == 0),
-        ("stays connected through every game", faults.get("crash", 0) + faults.get("disconnect", 0) == 0),
-        ("plays many matches at once over one stream", me["games"] == args.games and args.games > 1),
-        ("exits cleanly after goodbye", me["exit_code"] == 0),
-    ]
-    ok = all(passed for _, passed in checks)
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "ok": ok,
-                    "checks": [{"check": name, "passed": passed} for name, passed in checks],
-                    "bot": me,
-                }
-            )
+    from tqdm import tqdm
+
+    with tqdm(
+        total=args.games, unit="games", disable=args.json or not sys.stderr.isatty(), leave=False
+    ) as bar:
+        report = check(
+            args.bot,
+            variant=args.variant,
+            config=config,
+            games=args.games,
+            seed=args.seed,
+            decision_ms=args.decision_ms,
+            progress=bar.update,
         )
+    if args.json:
+        print(json.dumps(report.to_json()))
     else:
-        for name, passed in checks:
+        for name, passed in report.checks:
             print(f"{'PASS' if passed else 'FAIL'}  {name}")
-        print(f"{me['decisions']} decisions, {me['think_ms_per_decision']} ms each on average")
-        print("ok" if ok else "the bot does not conform")
-    return 0 if ok else 1
+        print(f"{report.decisions} decisions, {report.think_ms_per_decision} ms each on average")
+        print("ok" if report.ok else "the bot does not conform")
+    return 0 if report.ok else 1
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from bot_sdk.bot import Bot
 from bot_sdk.bots import REFERENCE_BOTS, reference_bot
+from referee.rules.registry import find_variant
 
 
 class BotLoadError(ValueError):
@@ -32,7 +33,8 @@ def spec_label(spec: str) -> str:
 
 
 def load_bot(spec: str, variant: str = "classic") -> type[Bot]:
-    """The bot class a spec names, checked to play ``variant``."""
+    """The bot class a spec names, checked to play ``variant`` (a name or an alias)."""
+    variant = find_variant(variant).name
     path, _, class_name = spec.partition(".py:")
     if class_name:
         path += ".py"

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any, ClassVar
 
+from referee.rules import brettspiel_view, junior, junior_deck
+from referee.rules.board import Board, load_board
 from referee.rules.classic import (
     CardPlaced,
     CardsRevealed,
@@ -22,7 +25,7 @@ from referee.rules.classic import (
 )
 from referee.rules.core import Action, Decision, DecisionKind, Event, Outcome, Termination, View
 from referee.rules.errors import RulesError
-from sixnimmt.v1 import classic_pb2, game_pb2, referee_pb2
+from sixnimmt.v1 import board_pb2, classic_pb2, game_pb2, junior_pb2, referee_pb2
 
 PROTOCOL_VERSION = 1
 
@@ -33,6 +36,7 @@ KIND_TO_WIRE: dict[DecisionKind, int] = {
     DecisionKind.CARDS: game_pb2.DECISION_KIND_CARDS,
     DecisionKind.LUCK: game_pb2.DECISION_KIND_LUCK,
     DecisionKind.ACTION_CARD: game_pb2.DECISION_KIND_ACTION_CARD,
+    DecisionKind.PILE: game_pb2.DECISION_KIND_PILE,
 }
 KIND_FROM_WIRE: dict[int, DecisionKind] = {v: k for k, v in KIND_TO_WIRE.items()}
 
@@ -377,3 +381,342 @@ def seat_result_to_wire(
 def seat_faults_from_wire(message: game_pb2.SeatResult) -> dict[str, int]:
     """A seat result's faults by kind name."""
     return {FAULT_FROM_WIRE[f.kind]: f.count for f in message.faults}
+
+
+# -- 6 nimmt! Junior -------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def _junior_deck(name: str, text: str) -> junior_deck.JuniorDeck:
+    """The deck a Junior view names: a bundled file's ``name``, or the deck as JSON ``text``."""
+    spec: str | dict[str, Any] = name
+    if name and ("/" in name or "\\" in name):
+        raise WireError(f"a Junior view names its deck by a path, not a bundled file name: {name!r}")
+    if not name:
+        try:
+            loaded = json.loads(text) if text else None
+        except ValueError as exc:
+            raise WireError(f"a Junior view's deck is not JSON: {exc}") from exc
+        if not isinstance(loaded, dict):
+            raise WireError("a Junior view holds no deck")
+        spec = loaded
+    try:
+        deck = junior_deck.load_deck(spec)
+    except RulesError as exc:
+        raise WireError(f"a Junior view's deck does not load: {exc}") from exc
+    if name and deck.source != name:
+        raise WireError(f"a Junior view names {name!r}, which is no bundled deck")
+    return deck
+
+
+class JuniorCodec(Codec):
+    """6 nimmt! Junior, basic game; the subclasses serve the other modes with the same messages.
+
+    A view carries its deck the way the match config does: a bundled deck by its file name,
+    any other deck as JSON (serialised once per deck here, parsed once per text in the SDK).
+    """
+
+    variant = "junior-basic"
+    view_field = "junior"
+
+    def __init__(self) -> None:
+        self._deck_of: junior_deck.JuniorDeck | None = None
+        self._deck_text = ""
+
+    def _deck_to_wire(self, deck: junior_deck.JuniorDeck, out: junior_pb2.JuniorView) -> None:
+        if deck.source:
+            out.deck_name = deck.source
+            return
+        if deck is not self._deck_of:
+            self._deck_text = json.dumps(deck.to_json(), sort_keys=True, separators=(",", ":"))
+            self._deck_of = deck
+        out.deck_json = self._deck_text
+
+    def view_to_wire(self, view: View, out: game_pb2.DecisionRequest) -> None:
+        assert isinstance(view, junior.JuniorView)
+        v = out.junior
+        v.seat = view.seat
+        v.players = view.players
+        v.mode = view.mode
+        v.phase = view.phase
+        v.turn = view.turn
+        v.to_move = view.to_move
+        _rows(v.rows, view.rows)
+        v.hand.extend(view.hand)
+        v.hand_sizes.extend(view.hand_sizes)
+        _rows(v.collected, view.collected)
+        v.pile_size = view.pile_size
+        if view.card is not None:
+            v.card = view.card
+        v.fewest_wins = view.fewest_wins
+        v.row_limit = view.row_limit
+        self._deck_to_wire(view.deck, v)
+
+    def view_from_wire(self, message: game_pb2.DecisionRequest, decision: Decision) -> View:
+        v = message.junior
+        return junior.JuniorView(
+            seat=v.seat,
+            players=v.players,
+            mode=v.mode,
+            phase=v.phase,
+            turn=v.turn,
+            to_move=v.to_move,
+            rows=tuple(tuple(r.cards) for r in v.rows),
+            hand=tuple(v.hand),
+            hand_sizes=tuple(v.hand_sizes),
+            collected=tuple(tuple(c.cards) for c in v.collected),
+            pile_size=v.pile_size,
+            card=v.card if v.HasField("card") else None,
+            decision=decision,
+            fewest_wins=v.fewest_wins,
+            row_limit=v.row_limit,
+            deck=_junior_deck(v.deck_name, v.deck_json),
+        )
+
+    def event_to_wire(self, event: Event, out: game_pb2.MatchEvent) -> None:
+        e = out.junior
+        if isinstance(event, junior.CardPlaced):
+            e.card_placed.seat, e.card_placed.card, e.card_placed.row = event.seat, event.card, event.row
+        elif isinstance(event, junior.CardDrawn):
+            e.card_drawn.seat, e.card_drawn.pile = event.seat, event.pile
+        elif isinstance(event, junior.CardTurned):
+            e.card_turned.seat, e.card_turned.card = event.seat, event.card
+        elif isinstance(event, junior.CardPlayed):
+            e.card_played.seat, e.card_played.card = event.seat, event.card
+        elif isinstance(event, junior.RowCollected):
+            r = e.row_collected
+            r.seat, r.row, r.total = event.seat, event.row, event.total
+            r.cards.extend(event.cards)
+        elif isinstance(event, junior.CardsDealt):
+            e.cards_dealt.hand_size = event.hand_size
+            _rows(e.cards_dealt.rows, event.rows)
+        elif isinstance(event, junior.GameEnded):
+            e.game_ended.scores.extend(event.scores)
+            e.game_ended.ranks.extend(event.ranks)
+            e.game_ended.termination = event.termination
+        else:
+            raise WireError(f"no wire form for Junior event {type(event).__name__}")
+
+    def event_from_wire(self, message: game_pb2.MatchEvent) -> Event:
+        e = message.junior
+        which = e.WhichOneof("event")
+        if which == "card_placed":
+            return junior.CardPlaced(e.card_placed.seat, e.card_placed.card, e.card_placed.row)
+        if which == "card_drawn":
+            return junior.CardDrawn(e.card_drawn.seat, e.card_drawn.pile)
+        if which == "card_turned":
+            return junior.CardTurned(e.card_turned.seat, e.card_turned.card)
+        if which == "card_played":
+            return junior.CardPlayed(e.card_played.seat, e.card_played.card)
+        if which == "row_collected":
+            r = e.row_collected
+            return junior.RowCollected(r.seat, r.row, tuple(r.cards), r.total)
+        if which == "cards_dealt":
+            d = e.cards_dealt
+            return junior.CardsDealt(d.hand_size, tuple(tuple(r.cards) for r in d.rows))
+        if which == "game_ended":
+            g = e.game_ended
+            return junior.GameEnded(tuple(g.scores), tuple(g.ranks), g.termination)
+        raise WireError(f"unknown Junior event {which!r}")
+
+
+class JuniorAdvancedCodec(JuniorCodec):
+    """6 nimmt! Junior, advanced game."""
+
+    variant = "junior-advanced"
+
+
+class JuniorExpertsCodec(JuniorCodec):
+    """6 nimmt! Junior, experts' game."""
+
+    variant = "junior-experts"
+
+
+for _codec in (JuniorCodec(), JuniorAdvancedCodec(), JuniorExpertsCodec()):
+    CODECS[_codec.variant] = _codec
+    _CODEC_BY_FIELD.setdefault(_codec.view_field, _codec)
+del _codec
+
+
+# -- 6 nimmt! Brettspiel ---------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def _board_layout(name: str, text: str, source: str) -> Board:
+    """The layout a board view names: a packaged layout's ``name``, or the layout as JSON ``text``."""
+    if name.endswith(".json"):
+        raise WireError(f"a board view names a layout by a path, not a packaged name: {name!r}")
+    try:
+        if name:
+            return load_board(name)
+        if text:
+            return Board.from_json(json.loads(text), source or "<board view>")
+    except (RulesError, ValueError) as exc:
+        raise WireError(f"a board view's layout does not load: {exc}") from exc
+    raise WireError("a board view names no layout")
+
+
+def _packaged(board: Board) -> bool:
+    """Whether ``board`` is the packaged layout its source names (so the name alone carries it)."""
+    if board.source.endswith(".json"):
+        return False
+    try:
+        return load_board(board.source) == board
+    except RulesError:
+        return False
+
+
+class BoardCodec(Codec):
+    """6 nimmt! Brettspiel, the basic game with or without luck cards.
+
+    A view carries what a bot needs to compute attachments and points itself: the board
+    layout (a packaged one by its name, any other as JSON) and every tile's oxen. That part is
+    the same for every view of a game, so its wire form is built once per board and tiles.
+    """
+
+    variant = "board"
+    view_field = "board"
+
+    def __init__(self) -> None:
+        self._fixed_of: tuple[Board | None, tuple[int, ...]] = (None, ())
+        self._fixed = board_pb2.BoardView()
+
+    def _fixed_part(self, board: Board, oxen: tuple[int, ...]) -> board_pb2.BoardView:
+        if board is not self._fixed_of[0] or oxen is not self._fixed_of[1]:
+            fixed = board_pb2.BoardView()
+            fixed.oxen.extend(oxen)
+            if _packaged(board):
+                fixed.board_name = board.source
+            else:
+                fixed.board_json = json.dumps(board.to_json(), sort_keys=True, separators=(",", ":"))
+                fixed.board_source = board.source
+            self._fixed, self._fixed_of = fixed, (board, oxen)
+        return self._fixed
+
+    def view_to_wire(self, view: View, out: game_pb2.DecisionRequest) -> None:
+        assert isinstance(view, brettspiel_view.BrettspielView)
+        v = out.board
+        v.CopyFrom(self._fixed_part(view.board, view.oxen))
+        v.seat = view.seat
+        v.players = view.players
+        v.phase = view.phase
+        v.tile_set = view.tile_set
+        v.tile_sets = view.tile_sets
+        v.tiles_each = view.tiles_each
+        v.round = view.round
+        v.screen.extend(view.screen)
+        v.screen_sizes.extend(view.screen_sizes)
+        _rows(v.rows, view.rows)
+        v.scores.extend(view.scores)
+        for plus_points, positive_oxen in view.luck:
+            v.luck.add(plus_points=plus_points, positive_oxen=positive_oxen)
+        v.piles.plus_points, v.piles.positive_oxen = view.piles
+        for tile, seat in view.revealed:
+            v.revealed.add(tile=tile, seat=seat)
+        v.attached = view.attached
+        v.boxed.extend(view.boxed)
+        v.supply_size = view.supply_size
+        v.play_count = view.play_count
+        if view.attaching is not None:
+            v.attaching.SetInParent()
+            v.attaching.tile, v.attaching.row, v.attaching.space = view.attaching
+        v.draws = view.draws
+        v.luck_cards = view.luck_cards
+
+    def view_from_wire(self, message: game_pb2.DecisionRequest, decision: Decision) -> View:
+        v = message.board
+        a = v.attaching
+        return brettspiel_view.BrettspielView(
+            seat=v.seat,
+            players=v.players,
+            phase=v.phase,
+            tile_set=v.tile_set,
+            tile_sets=v.tile_sets,
+            tiles_each=v.tiles_each,
+            round=v.round,
+            screen=tuple(v.screen),
+            screen_sizes=tuple(v.screen_sizes),
+            rows=tuple(tuple(r.cards) for r in v.rows),
+            scores=tuple(v.scores),
+            luck=tuple((h.plus_points, h.positive_oxen) for h in v.luck),
+            piles=(v.piles.plus_points, v.piles.positive_oxen),
+            revealed=tuple((p.tile, p.seat) for p in v.revealed),
+            attached=v.attached,
+            boxed=tuple(v.boxed),
+            supply_size=v.supply_size,
+            play_count=v.play_count,
+            attaching=(a.tile, a.row, a.space) if v.HasField("attaching") else None,
+            draws=v.draws,
+            decision=decision,
+            board=_board_layout(v.board_name, v.board_json, v.board_source),
+            oxen=tuple(v.oxen),
+            luck_cards=v.luck_cards,
+        )
+
+    def event_to_wire(self, event: Event, out: game_pb2.MatchEvent) -> None:
+        e = out.board
+        if isinstance(event, brettspiel_view.TileAttached):
+            t = e.tile_attached
+            t.seat, t.tile, t.row, t.space, t.effect = event
+        elif isinstance(event, brettspiel_view.PointsScored):
+            p = e.points_scored
+            p.seat, p.points, p.kept, p.total, p.reason = event
+        elif isinstance(event, brettspiel_view.TilesRevealed):
+            r = e.tiles_revealed
+            r.tile_set, r.round = event.tile_set, event.round
+            for tile, seat in event.plays:
+                r.plays.add(tile=tile, seat=seat)
+        elif isinstance(event, brettspiel_view.RowTaken):
+            k = e.row_taken
+            k.seat, k.row, k.oxen, k.opened = event.seat, event.row, event.oxen, event.opened
+            k.tiles.extend(event.tiles)
+        elif isinstance(event, brettspiel_view.LuckCardPlayed):
+            c = e.luck_card_played
+            c.seat, c.card, c.tile = event.seat, event.card, event.tile
+            c.targets.extend(event.targets)
+        elif isinstance(event, brettspiel_view.LuckCardTaken):
+            e.luck_card_taken.seat, e.luck_card_taken.card = event.seat, event.card
+        elif isinstance(event, brettspiel_view.TilesDealt):
+            e.tiles_dealt.tile_set = event.tile_set
+            _rows(e.tiles_dealt.rows, event.rows)
+        elif isinstance(event, brettspiel_view.GameEnded):
+            e.game_ended.scores.extend(event.scores)
+            e.game_ended.ranks.extend(event.ranks)
+            e.game_ended.termination = event.termination
+        else:
+            raise WireError(f"no wire form for board event {type(event).__name__}")
+
+    def event_from_wire(self, message: game_pb2.MatchEvent) -> Event:
+        e = message.board
+        which = e.WhichOneof("event")
+        if which == "tile_attached":
+            t = e.tile_attached
+            return brettspiel_view.TileAttached(t.seat, t.tile, t.row, t.space, t.effect)
+        if which == "points_scored":
+            p = e.points_scored
+            return brettspiel_view.PointsScored(p.seat, p.points, p.kept, p.total, p.reason)
+        if which == "tiles_revealed":
+            r = e.tiles_revealed
+            plays = tuple((p.tile, p.seat) for p in r.plays)
+            return brettspiel_view.TilesRevealed(r.tile_set, r.round, plays)
+        if which == "row_taken":
+            k = e.row_taken
+            return brettspiel_view.RowTaken(k.seat, k.row, tuple(k.tiles), k.oxen, k.opened)
+        if which == "luck_card_played":
+            c = e.luck_card_played
+            return brettspiel_view.LuckCardPlayed(c.seat, c.card, c.tile, tuple(c.targets))
+        if which == "luck_card_taken":
+            return brettspiel_view.LuckCardTaken(e.luck_card_taken.seat, e.luck_card_taken.card)
+        if which == "tiles_dealt":
+            d = e.tiles_dealt
+            return brettspiel_view.TilesDealt(d.tile_set, tuple(tuple(r.cards) for r in d.rows))
+        if which == "game_ended":
+            g = e.game_ended
+            return brettspiel_view.GameEnded(tuple(g.scores), tuple(g.ranks), g.termination)
+        raise WireError(f"unknown board event {which!r}")
+
+
+_board_codec = BoardCodec()
+CODECS[_board_codec.variant] = _board_codec
+_CODEC_BY_FIELD[_board_codec.view_field] = _board_codec
+del _board_codec

@@ -1,4 +1,6 @@
+from sixnimmt.v1 import board_pb2 as _board_pb2
 from sixnimmt.v1 import classic_pb2 as _classic_pb2
+from sixnimmt.v1 import junior_pb2 as _junior_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -17,6 +19,7 @@ class DecisionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DECISION_KIND_CARDS: _ClassVar[DecisionKind]
     DECISION_KIND_LUCK: _ClassVar[DecisionKind]
     DECISION_KIND_ACTION_CARD: _ClassVar[DecisionKind]
+    DECISION_KIND_PILE: _ClassVar[DecisionKind]
 
 class FaultKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -41,6 +44,7 @@ DECISION_KIND_CARD_ROW: DecisionKind
 DECISION_KIND_CARDS: DecisionKind
 DECISION_KIND_LUCK: DecisionKind
 DECISION_KIND_ACTION_CARD: DecisionKind
+DECISION_KIND_PILE: DecisionKind
 FAULT_KIND_UNSPECIFIED: FaultKind
 FAULT_KIND_TIMEOUT: FaultKind
 FAULT_KIND_CRASH: FaultKind
@@ -68,7 +72,7 @@ class Action(_message.Message):
     def __init__(self, number: _Optional[int] = ..., tuple: _Optional[_Union[IntTuple, _Mapping]] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("id", "match_id", "seat", "kind", "options", "tuple_options", "deadline_ms", "time_bank_ms", "classic")
+    __slots__ = ("id", "match_id", "seat", "kind", "options", "tuple_options", "deadline_ms", "time_bank_ms", "classic", "junior", "board")
     ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -78,6 +82,8 @@ class DecisionRequest(_message.Message):
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     CLASSIC_FIELD_NUMBER: _ClassVar[int]
+    JUNIOR_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
     id: int
     match_id: str
     seat: int
@@ -87,7 +93,9 @@ class DecisionRequest(_message.Message):
     deadline_ms: int
     time_bank_ms: int
     classic: _classic_pb2.ClassicView
-    def __init__(self, id: _Optional[int] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., options: _Optional[_Iterable[int]] = ..., tuple_options: _Optional[_Iterable[_Union[IntTuple, _Mapping]]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., classic: _Optional[_Union[_classic_pb2.ClassicView, _Mapping]] = ...) -> None: ...
+    junior: _junior_pb2.JuniorView
+    board: _board_pb2.BoardView
+    def __init__(self, id: _Optional[int] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., options: _Optional[_Iterable[int]] = ..., tuple_options: _Optional[_Iterable[_Union[IntTuple, _Mapping]]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., classic: _Optional[_Union[_classic_pb2.ClassicView, _Mapping]] = ..., junior: _Optional[_Union[_junior_pb2.JuniorView, _Mapping]] = ..., board: _Optional[_Union[_board_pb2.BoardView, _Mapping]] = ...) -> None: ...
 
 class DecisionReply(_message.Message):
     __slots__ = ("id", "action")
@@ -98,14 +106,18 @@ class DecisionReply(_message.Message):
     def __init__(self, id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
-    __slots__ = ("match_id", "step", "classic")
+    __slots__ = ("match_id", "step", "classic", "junior", "board")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     STEP_FIELD_NUMBER: _ClassVar[int]
     CLASSIC_FIELD_NUMBER: _ClassVar[int]
+    JUNIOR_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     step: int
     classic: _classic_pb2.ClassicEvent
-    def __init__(self, match_id: _Optional[str] = ..., step: _Optional[int] = ..., classic: _Optional[_Union[_classic_pb2.ClassicEvent, _Mapping]] = ...) -> None: ...
+    junior: _junior_pb2.JuniorEvent
+    board: _board_pb2.BoardEvent
+    def __init__(self, match_id: _Optional[str] = ..., step: _Optional[int] = ..., classic: _Optional[_Union[_classic_pb2.ClassicEvent, _Mapping]] = ..., junior: _Optional[_Union[_junior_pb2.JuniorEvent, _Mapping]] = ..., board: _Optional[_Union[_board_pb2.BoardEvent, _Mapping]] = ...) -> None: ...
 
 class FaultCount(_message.Message):
     __slots__ = ("kind", "count")

@@ -1,0 +1,338 @@
+"""``sixnimmt league …``, ``sixnimmt worker`` and ``sixnimmt bot submit|list`` (an entry-point plugin)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+
+from bot_sdk import botcli
+from bot_sdk.cli import parse_options
+from referee.settings import load as load_settings
+
+
+class LeagueCommandError(RuntimeError):
+    """A league command failed in a way the user can act on; the message says how."""
+
+
+def register(sub: Any) -> None:
+    """Add the league commands to the root parser."""
+    league = sub.add_parser("league", help="leagues in the store: create, run, status, standings")
+    group = league.add_subparsers(title="league commands", metavar="COMMAND")
+
+    p = group.add_parser("create", help="plan a league and store it")
+    p.add_argument("name")
+    p.add_argument(
+        "--bots", required=True, help="stored bots (name or name@N), reference names, or .py files"
+    )
+    p.add_argument("--variant", default="classic")
+    p.add_argument("--format", default="round-robin", choices=["round-robin", "gauntlet"])
+    p.add_argument("--table", type=int, default=4, help="seats per table")
+    p.add_argument("--deals", type=int, default=2, help="duplicate deals per table")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_guard(cmd_create))
+
+    p = group.add_parser("run", help="play the league's remaining blocks (Celery if a broker is set)")
+    p.add_argument("name")
+    p.add_argument("--local", action="store_true", help="use the local process pool even with a broker set")
+    p.add_argument(
+        "--processes", type=int, default=0, help="local pool size (default: $SIXNIMMT_WORKERS or cores)"
+    )
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_guard(cmd_run))
+
+    p = group.add_parser("status", help="blocks by status, matches, faults")
+    p.add_argument("name")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_guard(cmd_status))
+
+    p = group.add_parser("standings", help="ratings, mean score with 95%% interval, head-to-head")
+    p.add_argument("name")
+    p.add_argument("--h2h", action="store_true", help="also print the head-to-head table")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_guard(cmd_standings))
+
+    p = group.add_parser("list", help="every league")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_guard(cmd_list))
+
+    p = group.add_parser("migrate", help="bring the store to the newest schema")
+    p.set_defaults(func=_guard(cmd_migrate))
+
+    p = sub.add_parser("worker", help="run a Celery worker that plays league blocks")
+    p.add_argument("--concurrency", type=int, default=0, help="worker processes (default: cores)")
+    p.add_argument("--loglevel", default="INFO")
+    p.set_defaults(func=cmd_worker)
+
+    bots = botcli.BOT_COMMANDS
+    p = bots.add_parser("submit", help="store a bot as a new version after checking it in the sandbox")
+    p.add_argument("path", type=Path)
+    p.add_argument("--name", required=True)
+    p.add_argument("--entry", help="entry point for a directory, e.g. main.py:MyBot")
+    p.add_argument("--variant", default="classic")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_guard(cmd_submit))
+
+    p = bots.add_parser("list", help="stored bots and their versions")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_guard(cmd_bot_list))
+
+
+def _guard(command: Any) -> Any:
+    """Turn store and league errors into one clear line and exit status 2."""
+
+    def run(args: argparse.Namespace) -> int:
+        from workers.artifacts import SubmissionError
+        from workers.planning import PlanError
+        from workers.store.engine import StoreError, describe
+        from workers.store.repo import ConflictError, NotFoundError
+
+        engine = None
+        try:
+            engine = _engine()
+            return int(command(args, engine) or 0)
+        except OperationalError as exc:
+            where = describe(engine) if engine is not None else "the store"
+            print(f"sixnimmt: error: cannot reach {where}: {exc.orig}", file=sys.stderr)
+            return 2
+        except (
+            NotFoundError,
+            ConflictError,
+            SubmissionError,
+            PlanError,
+            StoreError,
+            LeagueCommandError,
+            SQLAlchemyError,
+        ) as exc:
+            print(f"sixnimmt: error: {exc}", file=sys.stderr)
+            return 2
+        finally:
+            if engine is not None:
+                engine.dispose()
+
+    return run
+
+
+def _engine() -> Any:
+    from workers.store.engine import make_engine
+    from workers.store.migrate import is_current, upgrade
+
+    engine = make_engine()
+    if not is_current(engine):
+        upgrade(engine)
+    return engine
+
+
+def _bar(total: int, unit: str, quiet: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total, unit=unit, disable=quiet or not sys.stderr.isatty(), file=sys.stderr, leave=False
+    )
+
+
+def cmd_create(args: argparse.Namespace, engine: Any) -> int:
+    from workers import league as leagues
+
+    refs = [r.strip() for r in args.bots.split(",") if r.strip()]
+    created = leagues.create(
+        engine,
+        args.name,
+        refs,
+        variant=args.variant,
+        config=parse_options(args.option),
+        table_size=args.table,
+        deals=args.deals,
+        seed=args.seed,
+        fmt=args.format,
+    )
+    from workers.store import repo
+
+    blocks = repo.blocks_of(engine, created.id)
+    info = {
+        "league": created.name,
+        "variant": created.variant,
+        "format": created.format,
+        "entrants": [f"{v.bot}@{v.version}" for v in created.entrants],
+        "blocks": len(blocks),
+        "matches": len(blocks) * created.table_size,
+    }
+    if args.json:
+        print(json.dumps(info))
+    else:
+        print(
+            f"league {info['league']}: {info['variant']}, {info['format']}, {len(created.entrants)} entrants,"
+            f" {info['blocks']} blocks, {info['matches']} matches"
+        )
+    return 0
+
+
+def cmd_run(args: argparse.Namespace, engine: Any) -> int:
+    from workers import league as leagues
+    from workers.store import repo
+
+    settings = load_settings()
+    league = repo.find_league(engine, args.name)
+    todo = [b for b in repo.blocks_of(engine, league.id) if b.status != "done"]
+    celery = bool(settings.broker_url) and not args.local
+    with _bar(len(todo), "blocks", args.json) as bar:
+        if celery:
+            counts = leagues.run_celery(engine, league, progress=bar.update)
+        else:
+            processes = args.processes or settings.workers or os.cpu_count() or 1
+            counts = leagues.run_local(engine, league, processes=processes, progress=bar.update)
+    status = repo.league_counts(engine, league.id)
+    rows = leagues.standings(engine, league)
+    if args.json:
+        print(
+            json.dumps({"league": league.name, "ran": counts, "status": status, "standings": _public(rows)})
+        )
+        return 0
+    print(
+        f"league {league.name}: {status['matches']} matches stored ({'Celery' if celery else 'local pool'})"
+    )
+    _print_standings(league, rows)
+    return 0
+
+
+def cmd_status(args: argparse.Namespace, engine: Any) -> int:
+    from workers.store import repo
+
+    league = repo.find_league(engine, args.name)
+    status = repo.league_counts(engine, league.id)
+    if args.json:
+        print(json.dumps({"league": league.name, **status}))
+        return 0
+    blocks = ", ".join(f"{k} {v}" for k, v in sorted(status["blocks"].items()))
+    faults = ", ".join(f"{k} {v}" for k, v in status["faults"].items() if v) or "none"
+    print(f"league {league.name}: blocks {blocks}; {status['matches']} matches; faults: {faults}")
+    for error in status["errors"]:
+        print(f"  block {error['block']} failed: {error['error']}")
+    return 0
+
+
+def _public(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    keys = ("bot", "position", "mu", "sigma", "ordinal", "games", "mean_score", "ci_low", "ci_high", "faults")
+    return [{k: (round(r[k], 4) if isinstance(r[k], float) else r[k]) for k in keys} for r in rows]
+
+
+def _print_standings(league: Any, rows: list[dict[str, Any]]) -> None:
+    from referee.rules.registry import make_variant
+
+    better = "higher" if make_variant(league.variant, league.config).higher_is_better else "lower"
+    print(
+        f"{'#':>2}  {'bot':<22} {'rating':>7} {'mu':>6} {'sigma':>6} {'games':>5}  {'mean score':>10}"
+        f"  {'95% interval':<16} {'faults':>6}"
+    )
+    for place, r in enumerate(rows, 1):
+        interval = f"[{r['ci_low']:.1f}, {r['ci_high']:.1f}]"
+        print(
+            f"{place:>2}  {r['bot']:<22} {r['ordinal']:>7.2f} {r['mu']:>6.2f} {r['sigma']:>6.2f} {r['games']:>5}"
+            f"  {r['mean_score']:>10.2f}  {interval:<16} {r['faults']:>6}"
+        )
+    print(f"rating = mu - 3 sigma (OpenSkill Plackett-Luce); mean score per game, {better} is better")
+
+
+def cmd_standings(args: argparse.Namespace, engine: Any) -> int:
+    from workers import league as leagues
+    from workers.store import repo
+
+    league = repo.find_league(engine, args.name)
+    rows = leagues.standings(engine, league)
+    h2h = leagues.head_to_head(engine, league) if args.h2h else None
+    if args.json:
+        out: dict[str, Any] = {"league": league.name, "standings": _public(rows)}
+        if h2h is not None:
+            names = [f"{v.bot}@{v.version}" for v in league.entrants]
+            out["head_to_head"] = {"entrants": names, "table": h2h}
+        print(json.dumps(out))
+        return 0
+    _print_standings(league, rows)
+    if h2h is not None:
+        names = [f"{v.bot}@{v.version}" for v in league.entrants]
+        print("\nhead-to-head: games where the row bot finished ahead / level / behind the column bot")
+        print(" " * 22 + "".join(f"{n[:12]:>14}" for n in names))
+        for a, name in enumerate(names):
+            cells = "".join(
+                f"{'-':>14}"
+                if a == b
+                else f"{h2h[a][b]['ahead']:>4}/{h2h[a][b]['level']}/{h2h[a][b]['behind']:<5}"
+                for b in range(len(names))
+            )
+            print(f"{name[:22]:<22}{cells}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, engine: Any) -> int:
+    from workers.store import repo
+
+    rows = repo.list_leagues(engine)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    for row in rows:
+        print(
+            f"{row['name']:<30} {row['variant']:<16} {row['format']:<12} {row['done']}/{row['blocks']} blocks"
+        )
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace, engine: Any) -> int:
+    from workers.store.engine import describe
+
+    print(f"store {describe(engine)} is at the newest schema")
+    return 0
+
+
+def cmd_submit(args: argparse.Namespace, engine: Any) -> int:
+    from workers.sandbox import default_launcher
+    from workers.submit import submit
+
+    version, created, report = submit(
+        engine, args.path, args.name, variant=args.variant, entry=args.entry, launch=default_launcher()
+    )
+    info = {
+        "name": version.bot,
+        "version": version.version,
+        "sha256": version.sha256,
+        "new": created,
+        "check": report.to_json(),
+    }
+    if args.json:
+        print(json.dumps(info))
+    elif created:
+        print(f"stored {version.bot}@{version.version} ({version.sha256[:12]}), check passed")
+    else:
+        print(f"{version.bot}@{version.version} holds exactly this code already ({version.sha256[:12]})")
+    return 0
+
+
+def cmd_bot_list(args: argparse.Namespace, engine: Any) -> int:
+    from workers.store import repo
+
+    rows = repo.list_bots(engine)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    for row in rows:
+        print(
+            f"{row['name']}@{row['version']:<4} {row['variant']:<16} {row['sha256'][:12]} {row['size']:>8} bytes"
+        )
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from workers.app import app
+
+    argv = ["worker", f"--loglevel={args.loglevel}", "--pool=prefork"]
+    if args.concurrency:
+        argv.append(f"--concurrency={args.concurrency}")
+    app.worker_main(argv)
+    return 0

@@ -1,0 +1,127 @@
+"""Play one block: claim it, fetch the bots, run a referee and the bots, store the results.
+
+This is the body of the Celery task ``play_block`` and of the local pool alike. It is
+idempotent: a block already stored is skipped, and storing is one transaction that writes
+nothing if another delivery got there first. Bot faults are results, never errors; only
+infrastructure failures (the store, the referee, the machine) raise, and those are retried.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from bot_sdk.remote import MatchPlan, RemoteMatch, play_remote
+from bot_sdk.tournament import Block
+from workers.artifacts import bot_spec, unpack
+from workers.referee_thread import referee_in_thread
+from workers.store import repo
+
+
+class BlockError(RuntimeError):
+    """A block could not be played for a reason that is not a bot's fault (retried)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockOutcome:
+    """What happened to a block: ``stored``, ``done already`` or ``raced`` (another copy stored it)."""
+
+    block_id: int
+    status: str
+    matches: int = 0
+
+
+def worker_name() -> str:
+    """This process, as it appears in ``blocks.claimed_by``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def play_block(
+    engine: Engine,
+    block_id: int,
+    *,
+    worker: str | None = None,
+    launch: Callable[..., Any] | None = None,
+) -> BlockOutcome:
+    """Play and store one block (see the module docstring)."""
+    block = repo.claim_block(engine, block_id, worker or worker_name())
+    if block is None:
+        return BlockOutcome(block_id, "done already")
+    league = repo.league_by_id(engine, block.league_id)
+    plan = Block(block.number, block.entrants, block.seed)
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"sixnimmt-block{block_id}-") as tmp:
+            root = Path(tmp)
+            os.chmod(root, 0o711)
+            specs = {}
+            for position in block.entrants:
+                version = league.entrants[position]
+                directory = root / f"bot{position}"
+                unpack(repo.artifact(engine, version.sha256), directory)
+                _readable(directory)
+                specs[_name(position)] = bot_spec(directory, version.entry_point)
+            seatings = plan.seatings()
+            plans = [MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in seatings]
+            extra: dict[str, Any] = {"launch": launch} if launch is not None else {}
+            with referee_in_thread(root) as client:
+                run = play_remote(
+                    specs, plans, variant=league.variant, config=league.config, client=client, **extra
+                )
+    except repo.NotFoundError:
+        raise
+    except Exception as exc:
+        repo.fail_block(engine, block_id, f"{type(exc).__name__}: {exc}")
+        raise
+    played = []
+    for rotation, (seating, match) in enumerate(zip(seatings, run.matches, strict=True)):
+        if match.status != "finished":
+            error = f"match {rotation} {match.status}: {match.error}"
+            repo.fail_block(engine, block_id, error)
+            raise BlockError(error)
+        played.append(_record(rotation, block.seed, seating, match, league))
+    stored = repo.record_block(engine, block_id, played)
+    return BlockOutcome(block_id, "stored" if stored else "raced", len(played))
+
+
+def _name(position: int) -> str:
+    return f"entrant{position}"
+
+
+def _readable(directory: Path) -> None:
+    """Let a sandbox user read the bot's files (and nothing else of ours)."""
+    for path in [directory, *directory.rglob("*")]:
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+
+
+def _record(
+    rotation: int, seed: int, seating: tuple[int, ...], match: RemoteMatch, league: repo.League
+) -> repo.MatchRecordRow:
+    seats = sorted(match.seats, key=lambda s: s.seat)
+    return repo.MatchRecordRow(
+        rotation=rotation,
+        seed=seed,
+        digest=match.digest,
+        termination=str(match.transcript.get("outcome", {}).get("termination", "")),
+        seats=[
+            repo.SeatRecord(
+                seat=s.seat,
+                position=seating[s.seat],
+                bot_version_id=league.entrants[seating[s.seat]].id,
+                score=s.score,
+                rank=s.rank,
+                faults=s.faults,
+                defaulted=s.defaulted,
+                forfeited=s.forfeited,
+                think_ms=s.think_ms,
+            )
+            for s in seats
+        ],
+        transcript=match.transcript,
+    )

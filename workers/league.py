@@ -1,0 +1,152 @@
+"""Leagues: create (resolve entrants, plan, store), run (local pool or Celery), standings."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from bot_sdk.bots import REFERENCE_BOTS
+from referee.rules.registry import find_variant, make_variant
+from workers import ratings
+from workers.planning import plan_league
+from workers.store import repo
+from workers.store.engine import make_engine
+from workers.submit import store_reference, submit
+
+
+def resolve_entrant(engine: Engine, ref: str, variant: str) -> repo.BotVersion:
+    """An entrant from a stored bot (``name`` or ``name@N``), a reference bot name, or a ``.py`` path.
+
+    Reference bots and files are stored first (files after passing their check), so every
+    entrant of a league is an immutable stored version.
+    """
+    if ref.endswith(".py") or Path(ref).is_dir():
+        path = Path(ref)
+        version, _, _ = submit(engine, path, path.stem if path.is_file() else path.name, variant=variant)
+        return version
+    try:
+        return repo.find_version(engine, ref)
+    except repo.NotFoundError:
+        if ref in REFERENCE_BOTS.get(variant, {}):
+            return store_reference(engine, variant, ref)
+        raise
+
+
+def create(
+    engine: Engine,
+    name: str,
+    refs: Sequence[str],
+    *,
+    variant: str = "classic",
+    config: Mapping[str, Any] | None = None,
+    table_size: int = 4,
+    deals: int = 2,
+    seed: int = 1,
+    fmt: str = "round-robin",
+) -> repo.League:
+    """Plan and store a league; nothing is stored if anything is wrong."""
+    canonical = find_variant(variant).name
+    settings = {**dict(config or {}), "players": table_size}
+    make_variant(canonical, settings)  # a bad config fails before anything is stored
+    versions = [resolve_entrant(engine, ref, canonical) for ref in refs]
+    for ref, version in zip(refs, versions, strict=True):
+        if version.variant != canonical:
+            raise repo.ConflictError(f"{ref} is a {version.variant} bot, the league plays {canonical}")
+    blocks = plan_league(fmt, len(versions), table_size, deals, seed)
+    repo.create_league(
+        engine,
+        name,
+        variant=canonical,
+        config=settings,
+        seed=seed,
+        format=fmt,
+        table_size=table_size,
+        deals=deals,
+        entrants=versions,
+        planned=[(b.number, b.seed, b.entrants) for b in blocks],
+    )
+    return repo.find_league(engine, name)
+
+
+def _play_one(url: str, block_id: int) -> str:
+    """Pool worker body: one block in a fresh process with its own engine."""
+    from workers.execute import play_block
+    from workers.sandbox import default_launcher
+
+    engine = make_engine(url)
+    try:
+        return play_block(engine, block_id, launch=default_launcher()).status
+    finally:
+        engine.dispose()
+
+
+def run_local(
+    engine: Engine, league: repo.League, *, processes: int, progress: Callable[[int], None] | None = None
+) -> dict[str, int]:
+    """Play every block not yet stored on a local process pool; returns outcome counts."""
+    todo = [b.id for b in repo.blocks_of(engine, league.id) if b.status != "done"]
+    url = engine.url.render_as_string(hide_password=False)
+    counts: dict[str, int] = {}
+    with ProcessPoolExecutor(max_workers=max(1, processes)) as pool:
+        futures = [pool.submit(_play_one, url, block_id) for block_id in todo]
+        for future in as_completed(futures):
+            status = future.result()
+            counts[status] = counts.get(status, 0) + 1
+            if progress:
+                progress(1)
+    return counts
+
+
+def run_celery(
+    engine: Engine,
+    league: repo.League,
+    *,
+    progress: Callable[[int], None] | None = None,
+    poll_s: float = 0.5,
+    timeout_s: float | None = None,
+) -> dict[str, int]:
+    """Queue every block not yet stored on the Celery broker and wait until the store has them all."""
+    from workers.tasks import play_block
+
+    todo = [b.id for b in repo.blocks_of(engine, league.id) if b.status != "done"]
+    for block_id in todo:
+        play_block.delay(block_id)
+    done_before = len(repo.blocks_of(engine, league.id)) - len(todo)
+    seen = 0
+    started = time.monotonic()
+    while True:
+        done = len(repo.blocks_of(engine, league.id, ["done"])) - done_before
+        if progress and done > seen:
+            progress(done - seen)
+        seen = done
+        if done >= len(todo):
+            return {"stored": done}
+        if timeout_s is not None and time.monotonic() - started > timeout_s:
+            raise TimeoutError(f"{len(todo) - done} of {len(todo)} blocks not stored after {timeout_s:.0f} s")
+        time.sleep(poll_s)
+
+
+def standings(engine: Engine, league: repo.League) -> list[dict[str, Any]]:
+    """Recompute and store the league's ratings; rows best first, with bot names."""
+    results = repo.league_results(engine, league.id)
+    rows = ratings.compute_ratings(
+        results,
+        len(league.entrants),
+        higher_is_better=make_variant(league.variant, league.config).higher_is_better,
+        seed=league.seed,
+    )
+    repo.store_ratings(engine, league.id, rows)
+    for row in rows:
+        entrant = league.entrants[row["position"]]
+        row["bot"] = f"{entrant.bot}@{entrant.version}"
+    return sorted(rows, key=lambda r: (-r["ordinal"], r["position"]))
+
+
+def head_to_head(engine: Engine, league: repo.League) -> list[list[dict[str, int]]]:
+    """The head-to-head table by entrant position."""
+    return ratings.head_to_head(repo.league_results(engine, league.id), len(league.entrants))

@@ -1,0 +1,38 @@
+"""League planning, pure: which tables play, as duplicate blocks with seeds from the league seed.
+
+Round-robin plays every table of ``table_size`` entrants out of all of them; a gauntlet plays
+the challenger (entrant 0) at every table it can sit at with the rest of the field. Each table
+gets ``deals`` duplicate blocks: one seeded deal replayed once per seat rotation. The same
+league (entrants, format, sizes, seed) always plans the same blocks.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from bot_sdk.tournament import Block, derive_seed, plan_round_robin
+
+FORMATS = ("round-robin", "gauntlet")
+
+
+class PlanError(ValueError):
+    """A league that cannot be planned: too few entrants for the table, an unknown format."""
+
+
+def plan_league(fmt: str, entrants: int, table_size: int, deals: int, seed: int) -> list[Block]:
+    """The blocks of a league, numbered from 0."""
+    if fmt not in FORMATS:
+        raise PlanError(f"unknown league format {fmt!r} (known: {', '.join(FORMATS)})")
+    if not 2 <= table_size <= entrants:
+        raise PlanError(
+            f"a table of {table_size} needs at least {table_size} entrants, the league has {entrants}"
+        )
+    if deals < 1:
+        raise PlanError(f"deals must be at least 1, got {deals}")
+    if fmt == "round-robin":
+        return plan_round_robin(entrants, table_size, deals, seed)
+    blocks = []
+    for table, field in enumerate(itertools.combinations(range(1, entrants), table_size - 1)):
+        for deal in range(deals):
+            blocks.append(Block(len(blocks), (0, *field), derive_seed(seed, "gauntlet", table, "deal", deal)))
+    return blocks

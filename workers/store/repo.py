@@ -1,0 +1,498 @@
+"""Reads and writes of the league store. Every write that must be whole is one transaction."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, case, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from workers.store.schema import (
+    FAULT_COLUMNS,
+    artifacts,
+    blocks,
+    bot_versions,
+    bots,
+    league_entrants,
+    leagues,
+    matches,
+    ratings,
+    seat_results,
+    transcripts,
+)
+
+
+class NotFoundError(LookupError):
+    """No such bot, version, league or block."""
+
+
+class ConflictError(ValueError):
+    """The name is taken, or the request contradicts what is stored."""
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+# -- bots ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BotVersion:
+    """An immutable bot version and where its code is."""
+
+    id: int
+    bot: str
+    version: int
+    sha256: str
+    entry_point: str
+    variant: str
+
+
+def add_bot_version(
+    engine: Engine, name: str, content: bytes, sha256: str, entry_point: str, variant: str
+) -> tuple[BotVersion, bool]:
+    """Store a bot version (one transaction); returns it and whether it is new.
+
+    Submitting the same content again for the same bot returns the existing version.
+    """
+    with engine.begin() as conn:
+        bot_id = conn.execute(select(bots.c.id).where(bots.c.name == name)).scalar()
+        if bot_id is None:
+            bot_id = conn.execute(insert(bots).values(name=name).returning(bots.c.id)).scalar_one()
+        existing = conn.execute(
+            select(bot_versions).where(bot_versions.c.bot_id == bot_id, bot_versions.c.sha256 == sha256)
+        ).first()
+        if existing is not None:
+            return _version(existing, name), False
+        if conn.execute(select(artifacts.c.sha256).where(artifacts.c.sha256 == sha256)).first() is None:
+            conn.execute(insert(artifacts).values(sha256=sha256, content=content, size=len(content)))
+        number = (
+            conn.execute(
+                select(func.max(bot_versions.c.version)).where(bot_versions.c.bot_id == bot_id)
+            ).scalar()
+            or 0
+        ) + 1
+        row = conn.execute(
+            insert(bot_versions)
+            .values(bot_id=bot_id, version=number, sha256=sha256, entry_point=entry_point, variant=variant)
+            .returning(*bot_versions.c)
+        ).one()
+        return _version(row, name), True
+
+
+def _version(row: Any, name: str) -> BotVersion:
+    return BotVersion(row.id, name, row.version, row.sha256, row.entry_point, row.variant)
+
+
+def find_version(engine: Engine, ref: str) -> BotVersion:
+    """A version by ``name`` (the newest) or ``name@N``."""
+    name, _, number = ref.partition("@")
+    query = (
+        select(bot_versions, bots.c.name)
+        .join(bots, bots.c.id == bot_versions.c.bot_id)
+        .where(bots.c.name == name)
+    )
+    if number:
+        if not number.isdigit():
+            raise NotFoundError(f"bad version in {ref!r}: expected name@N")
+        query = query.where(bot_versions.c.version == int(number))
+    with engine.connect() as conn:
+        row = conn.execute(query.order_by(bot_versions.c.version.desc())).first()
+    if row is None:
+        raise NotFoundError(f"no bot {ref!r} in the store (submit it with 'sixnimmt bot submit')")
+    return _version(row, row.name)
+
+
+def list_bots(engine: Engine) -> list[dict[str, Any]]:
+    """Every bot with its versions, newest first."""
+    query = (
+        select(
+            bots.c.name,
+            bot_versions.c.version,
+            bot_versions.c.sha256,
+            bot_versions.c.variant,
+            bot_versions.c.entry_point,
+            bot_versions.c.created_at,
+            artifacts.c.size,
+        )
+        .join(bot_versions, bot_versions.c.bot_id == bots.c.id)
+        .join(artifacts, artifacts.c.sha256 == bot_versions.c.sha256)
+        .order_by(bots.c.name, bot_versions.c.version.desc())
+    )
+    with engine.connect() as conn:
+        return [
+            {
+                "name": r.name,
+                "version": r.version,
+                "sha256": r.sha256,
+                "variant": r.variant,
+                "entry_point": r.entry_point,
+                "size": r.size,
+                "created_at": r.created_at.isoformat() if r.created_at else None,
+            }
+            for r in conn.execute(query)
+        ]
+
+
+def artifact(engine: Engine, sha256: str) -> bytes:
+    """A stored artifact's content."""
+    with engine.connect() as conn:
+        content = conn.execute(select(artifacts.c.content).where(artifacts.c.sha256 == sha256)).scalar()
+    if content is None:
+        raise NotFoundError(f"no artifact {sha256}")
+    return bytes(content)
+
+
+# -- leagues ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class League:
+    """A league's definition."""
+
+    id: int
+    name: str
+    variant: str
+    config: dict[str, Any]
+    seed: int
+    format: str
+    table_size: int
+    deals: int
+    entrants: tuple[BotVersion, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRow:
+    """A block as stored."""
+
+    id: int
+    league_id: int
+    number: int
+    seed: int
+    entrants: tuple[int, ...]
+    status: str
+    attempts: int
+
+
+def create_league(
+    engine: Engine,
+    name: str,
+    *,
+    variant: str,
+    config: Mapping[str, Any],
+    seed: int,
+    format: str,
+    table_size: int,
+    deals: int,
+    entrants: Sequence[BotVersion],
+    planned: Iterable[tuple[int, int, Sequence[int]]],
+) -> int:
+    """Store a league with its entrants and planned blocks ``(number, seed, entrants)``: all or nothing."""
+    with engine.begin() as conn:
+        try:
+            league_id = conn.execute(
+                insert(leagues)
+                .values(
+                    name=name,
+                    variant=variant,
+                    config=dict(config),
+                    seed=seed,
+                    format=format,
+                    table_size=table_size,
+                    deals=deals,
+                )
+                .returning(leagues.c.id)
+            ).scalar_one()
+        except IntegrityError:
+            raise ConflictError(f"a league named {name!r} exists already") from None
+        conn.execute(
+            insert(league_entrants),
+            [{"league_id": league_id, "position": i, "bot_version_id": v.id} for i, v in enumerate(entrants)],
+        )
+        rows = [
+            {"league_id": league_id, "number": number, "seed": block_seed, "entrants": list(members)}
+            for number, block_seed, members in planned
+        ]
+        conn.execute(insert(blocks), rows)
+    return int(league_id)
+
+
+def find_league(engine: Engine, name: str) -> League:
+    """A league by name, with its entrants in position order."""
+    with engine.connect() as conn:
+        row = conn.execute(select(leagues).where(leagues.c.name == name)).first()
+        if row is None:
+            raise NotFoundError(f"no league {name!r}")
+        versions = conn.execute(
+            select(bot_versions, bots.c.name)
+            .join(league_entrants, league_entrants.c.bot_version_id == bot_versions.c.id)
+            .join(bots, bots.c.id == bot_versions.c.bot_id)
+            .where(league_entrants.c.league_id == row.id)
+            .order_by(league_entrants.c.position)
+        ).all()
+    return League(
+        row.id,
+        row.name,
+        row.variant,
+        dict(row.config),
+        int(row.seed),
+        row.format,
+        row.table_size,
+        row.deals,
+        tuple(_version(v, v.name) for v in versions),
+    )
+
+
+def league_by_id(engine: Engine, league_id: int) -> League:
+    """A league by id."""
+    with engine.connect() as conn:
+        name = conn.execute(select(leagues.c.name).where(leagues.c.id == league_id)).scalar()
+    if name is None:
+        raise NotFoundError(f"no league with id {league_id}")
+    return find_league(engine, name)
+
+
+def list_leagues(engine: Engine) -> list[dict[str, Any]]:
+    """Every league with its progress."""
+    query = (
+        select(
+            leagues.c.name,
+            leagues.c.variant,
+            leagues.c.format,
+            func.count(blocks.c.id).label("blocks"),
+            func.sum(case((blocks.c.status == "done", 1), else_=0)).label("done"),
+        )
+        .join(blocks, blocks.c.league_id == leagues.c.id)
+        .group_by(leagues.c.id, leagues.c.name, leagues.c.variant, leagues.c.format)
+        .order_by(leagues.c.id)
+    )
+    with engine.connect() as conn:
+        return [dict(r._mapping) | {"done": int(r.done or 0)} for r in conn.execute(query)]
+
+
+def blocks_of(engine: Engine, league_id: int, status: Sequence[str] | None = None) -> list[BlockRow]:
+    """The league's blocks in number order, optionally only those with a given status."""
+    query = select(blocks).where(blocks.c.league_id == league_id).order_by(blocks.c.number)
+    if status:
+        query = query.where(blocks.c.status.in_(status))
+    with engine.connect() as conn:
+        return [_block(r) for r in conn.execute(query)]
+
+
+def _block(row: Any) -> BlockRow:
+    return BlockRow(
+        row.id, row.league_id, row.number, int(row.seed), tuple(row.entrants), row.status, row.attempts
+    )
+
+
+def get_block(engine: Engine, block_id: int) -> BlockRow:
+    """A block by id."""
+    with engine.connect() as conn:
+        row = conn.execute(select(blocks).where(blocks.c.id == block_id)).first()
+    if row is None:
+        raise NotFoundError(f"no block {block_id}")
+    return _block(row)
+
+
+def claim_block(engine: Engine, block_id: int, worker: str) -> BlockRow | None:
+    """Mark a block running for ``worker``; ``None`` if it is done already.
+
+    A block left running by a worker that died is claimed again (its task was redelivered);
+    writing its results stays idempotent either way.
+    """
+    with engine.begin() as conn:
+        row = conn.execute(select(blocks).where(blocks.c.id == block_id).with_for_update()).first()
+        if row is None:
+            raise NotFoundError(f"no block {block_id}")
+        if row.status == "done":
+            return None
+        conn.execute(
+            update(blocks)
+            .where(blocks.c.id == block_id)
+            .values(status="running", claimed_by=worker, claimed_at=_now(), attempts=blocks.c.attempts + 1)
+        )
+    return get_block(engine, block_id)
+
+
+def fail_block(engine: Engine, block_id: int, error: str) -> None:
+    """Record why a block could not be played (it stays claimable for a retry)."""
+    with engine.begin() as conn:
+        conn.execute(
+            update(blocks)
+            .where(blocks.c.id == block_id, blocks.c.status != "done")
+            .values(status="failed", error=error[:4000])
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """One seat of a played match, ready to store."""
+
+    seat: int
+    position: int
+    bot_version_id: int
+    score: int
+    rank: int
+    faults: Mapping[str, int]
+    defaulted: int
+    forfeited: bool
+    think_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecordRow:
+    """One played match of a block, ready to store."""
+
+    rotation: int
+    seed: int
+    digest: str
+    termination: str
+    seats: Sequence[SeatRecord]
+    transcript: Mapping[str, Any]
+
+
+def record_block(engine: Engine, block_id: int, played: Sequence[MatchRecordRow]) -> bool:
+    """Store a block's results in one transaction; ``False`` (nothing written) if already stored."""
+    try:
+        with engine.begin() as conn:
+            status = conn.execute(
+                select(blocks.c.status).where(blocks.c.id == block_id).with_for_update()
+            ).scalar()
+            if status is None:
+                raise NotFoundError(f"no block {block_id}")
+            if status == "done":
+                return False
+            for match in played:
+                match_id = conn.execute(
+                    insert(matches)
+                    .values(
+                        block_id=block_id,
+                        rotation=match.rotation,
+                        seed=match.seed,
+                        digest=match.digest,
+                        termination=match.termination,
+                    )
+                    .returning(matches.c.id)
+                ).scalar_one()
+                conn.execute(insert(seat_results), [_seat_row(match_id, s) for s in match.seats])
+                conn.execute(
+                    insert(transcripts).values(
+                        match_id=match_id, body=json.dumps(match.transcript, sort_keys=True)
+                    )
+                )
+            conn.execute(
+                update(blocks)
+                .where(blocks.c.id == block_id)
+                .values(status="done", finished_at=_now(), error=None)
+            )
+    except IntegrityError:
+        # Another delivery of the same block won the race; its results stand.
+        return False
+    return True
+
+
+def _seat_row(match_id: int, seat: SeatRecord) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "match_id": match_id,
+        "seat": seat.seat,
+        "position": seat.position,
+        "bot_version_id": seat.bot_version_id,
+        "score": seat.score,
+        "rank": seat.rank,
+        "defaulted": seat.defaulted,
+        "forfeited": seat.forfeited,
+        "think_ms": seat.think_ms,
+    }
+    for kind, column in FAULT_COLUMNS.items():
+        row[column] = int(seat.faults.get(kind, 0))
+    return row
+
+
+def league_results(engine: Engine, league_id: int) -> list[dict[str, Any]]:
+    """Every seat result of the league in match order (block number, rotation, seat)."""
+    faults = sum(seat_results.c[c] for c in FAULT_COLUMNS.values())
+    query = (
+        select(
+            blocks.c.number.label("block"),
+            matches.c.rotation,
+            matches.c.id.label("match_id"),
+            seat_results.c.seat,
+            seat_results.c.position,
+            seat_results.c.score,
+            seat_results.c.rank,
+            faults.label("faults"),
+        )
+        .join(matches, matches.c.block_id == blocks.c.id)
+        .join(seat_results, seat_results.c.match_id == matches.c.id)
+        .where(blocks.c.league_id == league_id)
+        .order_by(blocks.c.number, matches.c.rotation, seat_results.c.seat)
+    )
+    with engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(query)]
+
+
+def league_counts(engine: Engine, league_id: int) -> dict[str, Any]:
+    """Blocks by status, matches stored, and faults by kind."""
+    with engine.connect() as conn:
+        by_status = dict(
+            conn.execute(
+                select(blocks.c.status, func.count())
+                .where(blocks.c.league_id == league_id)
+                .group_by(blocks.c.status)
+            ).all()
+        )
+        played = conn.execute(
+            select(func.count(matches.c.id))
+            .join(blocks, blocks.c.id == matches.c.block_id)
+            .where(blocks.c.league_id == league_id)
+        ).scalar()
+        fault_row = conn.execute(
+            select(*[func.coalesce(func.sum(seat_results.c[c]), 0) for c in FAULT_COLUMNS.values()])
+            .join(matches, matches.c.id == seat_results.c.match_id)
+            .join(blocks, blocks.c.id == matches.c.block_id)
+            .where(blocks.c.league_id == league_id)
+        ).one()
+        errors = conn.execute(
+            select(blocks.c.number, blocks.c.error)
+            .where(blocks.c.league_id == league_id, blocks.c.status == "failed")
+            .order_by(blocks.c.number)
+        ).all()
+    return {
+        "blocks": {k: int(v) for k, v in by_status.items()},
+        "matches": int(played or 0),
+        "faults": {kind: int(v) for kind, v in zip(FAULT_COLUMNS, fault_row, strict=True)},
+        "errors": [{"block": n, "error": e} for n, e in errors],
+    }
+
+
+def store_ratings(engine: Engine, league_id: int, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Replace the league's ratings (one transaction)."""
+    with engine.begin() as conn:
+        conn.execute(ratings.delete().where(ratings.c.league_id == league_id))
+        if rows:
+            conn.execute(insert(ratings), [{"league_id": league_id, **row} for row in rows])
+
+
+def load_ratings(engine: Engine, league_id: int) -> list[dict[str, Any]]:
+    """The league's stored ratings by position."""
+    with engine.connect() as conn:
+        return [
+            dict(r._mapping)
+            for r in conn.execute(
+                select(ratings).where(ratings.c.league_id == league_id).order_by(ratings.c.position)
+            )
+        ]
+
+
+def transcript(engine: Engine, match_id: int) -> dict[str, Any]:
+    """A stored match transcript."""
+    with engine.connect() as conn:
+        body = conn.execute(select(transcripts.c.body).where(transcripts.c.match_id == match_id)).scalar()
+    if body is None:
+        raise NotFoundError(f"no transcript for match {match_id}")
+    return dict(json.loads(body))

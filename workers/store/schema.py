@@ -1,0 +1,177 @@
+"""The league store's tables (SQLAlchemy Core). Alembic migrations create them; see migrations/."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    func,
+)
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+
+def _created() -> Column[object]:
+    return Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now())
+
+
+bots = Table(
+    "bots",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(100), nullable=False, unique=True),
+    _created(),
+)
+
+artifacts = Table(
+    "artifacts",
+    metadata,
+    Column("sha256", String(64), primary_key=True),
+    Column("content", LargeBinary, nullable=False),
+    Column("size", Integer, nullable=False),
+    _created(),
+)
+"""Bot code, addressed by the SHA-256 of its content: stored once, however many versions use it."""
+
+bot_versions = Table(
+    "bot_versions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("bot_id", ForeignKey("bots.id"), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("sha256", ForeignKey("artifacts.sha256"), nullable=False),
+    # ``file.py`` or ``file.py:Class`` inside the artifact.
+    Column("entry_point", String(300), nullable=False),
+    Column("variant", String(40), nullable=False),
+    _created(),
+    UniqueConstraint("bot_id", "version"),
+    UniqueConstraint("bot_id", "sha256"),
+)
+
+leagues = Table(
+    "leagues",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("variant", String(40), nullable=False),
+    Column("config", JSON, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("format", String(20), nullable=False),
+    Column("table_size", Integer, nullable=False),
+    Column("deals", Integer, nullable=False),
+    _created(),
+)
+
+league_entrants = Table(
+    "league_entrants",
+    metadata,
+    Column("league_id", ForeignKey("leagues.id"), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("bot_version_id", ForeignKey("bot_versions.id"), nullable=False),
+)
+
+blocks = Table(
+    "blocks",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("league_id", ForeignKey("leagues.id"), nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    # Entrant positions in seat order of the first rotation.
+    Column("entrants", JSON, nullable=False),
+    # pending, running, done or failed.
+    Column("status", String(10), nullable=False, server_default="pending"),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("claimed_by", String(200)),
+    Column("claimed_at", DateTime(timezone=True)),
+    Column("finished_at", DateTime(timezone=True)),
+    Column("error", Text),
+    UniqueConstraint("league_id", "number"),
+    Index(None, "league_id", "status"),
+)
+
+matches = Table(
+    "matches",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("block_id", ForeignKey("blocks.id"), nullable=False),
+    Column("rotation", Integer, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("digest", String(71), nullable=False),
+    Column("termination", String(30), nullable=False),
+    _created(),
+    UniqueConstraint("block_id", "rotation"),
+)
+"""One row per played match; the unique (block, rotation) makes a second write of a block fail."""
+
+seat_results = Table(
+    "seat_results",
+    metadata,
+    Column("match_id", ForeignKey("matches.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("position", Integer, nullable=False),
+    Column("bot_version_id", ForeignKey("bot_versions.id"), nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("rank", Integer, nullable=False),
+    Column("timeouts", Integer, nullable=False, server_default="0"),
+    Column("crashes", Integer, nullable=False, server_default="0"),
+    Column("disconnects", Integer, nullable=False, server_default="0"),
+    Column("illegal", Integer, nullable=False, server_default="0"),
+    Column("protocol", Integer, nullable=False, server_default="0"),
+    Column("defaulted", Integer, nullable=False, server_default="0"),
+    Column("forfeited", Boolean, nullable=False, server_default="0"),
+    Column("think_ms", Integer, nullable=False, server_default="0"),
+    Index(None, "bot_version_id"),
+)
+
+transcripts = Table(
+    "transcripts",
+    metadata,
+    Column("match_id", ForeignKey("matches.id"), primary_key=True),
+    Column("body", Text, nullable=False),
+)
+
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("league_id", ForeignKey("leagues.id"), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    # The conservative rating: mu - 3 sigma.
+    Column("ordinal", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("mean_score", Float, nullable=False),
+    Column("ci_low", Float, nullable=False),
+    Column("ci_high", Float, nullable=False),
+    Column("faults", Integer, nullable=False),
+)
+
+FAULT_COLUMNS = {
+    "timeout": "timeouts",
+    "crash": "crashes",
+    "disconnect": "disconnects",
+    "illegal": "illegal",
+    "protocol": "protocol",
+}
+"""Fault kind → its seat_results column."""

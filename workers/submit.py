@@ -1,0 +1,87 @@
+"""Bot submission: pack, check in the sandbox, store as a new immutable version — or nothing."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from bot_sdk.bots import REFERENCE_BOTS
+from bot_sdk.conformance import CheckReport, check
+from referee.settings import load as load_settings
+from workers.artifacts import Artifact, SubmissionError, bot_spec, pack, unpack
+from workers.store import repo
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,99}$")
+
+
+def submit(
+    engine: Engine,
+    path: Path,
+    name: str,
+    *,
+    variant: str = "classic",
+    entry: str | None = None,
+    games: int = 8,
+    launch: Callable[..., Any] | None = None,
+) -> tuple[repo.BotVersion, bool, CheckReport]:
+    """Validate and store a bot; raises :class:`SubmissionError` and stores nothing if it fails."""
+    if not NAME.match(name):
+        raise SubmissionError(f"bad bot name {name!r}: letters, digits and _ . - / only, at most 100")
+    artifact = pack(path, entry=entry, max_bytes=load_settings().bot_max_bytes)
+    report = check_artifact(artifact, variant=variant, games=games, launch=launch)
+    if not report.ok:
+        failed = ", ".join(check for check, passed in report.checks if not passed)
+        raise SubmissionError(f"the bot failed its check ({failed}); faults: {report.faults or 'none'}")
+    version, created = repo.add_bot_version(
+        engine, name, artifact.content, artifact.sha256, artifact.entry_point, variant
+    )
+    return version, created, report
+
+
+def check_artifact(
+    artifact: Artifact, *, variant: str, games: int, launch: Callable[..., Any] | None
+) -> CheckReport:
+    """Run ``bot check`` on the unpacked artifact, the bot's code running only in its own process."""
+    with tempfile.TemporaryDirectory(prefix="sixnimmt-submit-") as tmp:
+        directory = Path(tmp) / "bot"
+        unpack(artifact.content, directory)
+        for item in [Path(tmp), directory, *directory.rglob("*")]:
+            item.chmod(0o755 if item.is_dir() else 0o644)
+        return check(
+            bot_spec(directory, artifact.entry_point),
+            variant=variant,
+            config={"hands": 1, "target": None} if variant == "classic" else None,
+            games=games,
+            launch=launch,
+            preload=False,
+        )
+
+
+def reference_source(variant: str, name: str) -> str:
+    """A one-line bot file that runs a reference bot (how reference bots enter a league)."""
+    target = REFERENCE_BOTS.get(variant, {}).get(name)
+    if target is None:
+        raise SubmissionError(f"no reference bot {name!r} for {variant}")
+    module, _, cls = target.partition(":")
+    return (
+        f'"""The reference bot {name!r} of {variant}."""\n\nfrom {module} import {cls} as BOT  # noqa: F401\n'
+    )
+
+
+def store_reference(engine: Engine, variant: str, name: str) -> repo.BotVersion:
+    """Store a reference bot (trusted code of this project: no check needed)."""
+    source = reference_source(variant, name)
+    stored_name = name if variant == "classic" else f"{variant}/{name}"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{name}.py"
+        path.write_text(source)
+        artifact = pack(path, max_bytes=1 << 16)
+    version, _ = repo.add_bot_version(
+        engine, stored_name, artifact.content, artifact.sha256, artifact.entry_point, variant
+    )
+    return version

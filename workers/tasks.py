@@ -1,0 +1,42 @@
+"""Celery tasks: ``play_block(block_id)``, retried with backoff on infrastructure errors only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.exc import OperationalError
+
+from bot_sdk.remote import RemoteError
+from workers.app import app
+from workers.execute import BlockError, play_block as play_block_now, worker_name
+from workers.sandbox import default_launcher
+from workers.store.engine import StoreError, make_engine
+
+_engine: Any = None
+
+
+def engine() -> Any:
+    """One engine per worker process (created after the prefork)."""
+    global _engine
+    if _engine is None:
+        _engine = make_engine()
+    return _engine
+
+
+@app.task(
+    name="sixnimmt.play_block",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError, StoreError, RemoteError, BlockError, OSError),
+    retry_backoff=True,
+    retry_backoff_max=60,
+    retry_jitter=True,
+    max_retries=20,
+)
+def play_block(self: Any, block_id: int) -> str:
+    """Play and store one block; a redelivered or duplicated task stores nothing twice."""
+    outcome = play_block_now(
+        engine(), block_id, worker=f"{self.request.hostname or worker_name()}", launch=default_launcher()
+    )
+    return outcome.status
