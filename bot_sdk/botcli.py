@@ -16,7 +16,6 @@ from bot_sdk.tournament import derive_seed
 from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
 
-
 BOT_COMMANDS: Any = None
 """The ``bot`` group's subparsers, so that plugins (the league's ``bot submit``) can join it."""
 

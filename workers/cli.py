@@ -234,7 +234,8 @@ def _print_standings(league: Any, rows: list[dict[str, Any]]) -> None:
     for place, r in enumerate(rows, 1):
         interval = f"[{r['ci_low']:.1f}, {r['ci_high']:.1f}]"
         print(
-            f"{place:>2}  {r['bot']:<22} {r['ordinal']:>7.2f} {r['mu']:>6.2f} {r['sigma']:>6.2f} {r['games']:>5}"
+            f"{place:>2}  {r['bot']:<22} {r['ordinal']:>7.2f} {r['mu']:>6.2f} {r['sigma']:>6.2f}"
+            f" {r['games']:>5}"
             f"  {r['mean_score']:>10.2f}  {interval:<16} {r['faults']:>6}"
         )
     print(f"rating = mu - 3 sigma (OpenSkill Plackett-Luce); mean score per game, {better} is better")
@@ -323,7 +324,8 @@ def cmd_bot_list(args: argparse.Namespace, engine: Any) -> int:
         return 0
     for row in rows:
         print(
-            f"{row['name']}@{row['version']:<4} {row['variant']:<16} {row['sha256'][:12]} {row['size']:>8} bytes"
+            f"{row['name']}@{row['version']:<4} {row['variant']:<16} {row['sha256'][:12]}"
+            f" {row['size']:>8} bytes"
         )
     return 0
 

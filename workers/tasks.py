@@ -8,7 +8,8 @@ from sqlalchemy.exc import OperationalError
 
 from bot_sdk.remote import RemoteError
 from workers.app import app
-from workers.execute import BlockError, play_block as play_block_now, worker_name
+from workers.execute import BlockError, worker_name
+from workers.execute import play_block as play_block_now
 from workers.sandbox import default_launcher
 from workers.store.engine import StoreError, make_engine
 
