@@ -293,12 +293,9 @@ def cmd_migrate(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_submit(args: argparse.Namespace, engine: Any) -> int:
-    from workers.sandbox import default_launcher
     from workers.submit import submit
 
-    version, created, report = submit(
-        engine, args.path, args.name, variant=args.variant, entry=args.entry, launch=default_launcher()
-    )
+    version, created, report = submit(engine, args.path, args.name, variant=args.variant, entry=args.entry)
     info = {
         "name": version.bot,
         "version": version.version,

@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 
 from bot_sdk.remote import MatchPlan, RemoteMatch, play_remote
 from bot_sdk.tournament import Block
+from referee.settings import load as load_settings
 from workers.artifacts import bot_spec, unpack
 from workers.referee_thread import referee_in_thread
 from workers.store import repo
@@ -48,9 +49,13 @@ def play_block(
     block_id: int,
     *,
     worker: str | None = None,
-    launch: Callable[..., Any] | None = None,
+    sandbox: bool = True,
 ) -> BlockOutcome:
-    """Play and store one block (see the module docstring)."""
+    """Play and store one block (see the module docstring).
+
+    Every bot runs in the sandbox (:mod:`workers.sandbox`); ``sandbox=False`` is for tests of
+    the rest of the machinery only.
+    """
     block = repo.claim_block(engine, block_id, worker or worker_name())
     if block is None:
         return BlockOutcome(block_id, "done already")
@@ -69,7 +74,7 @@ def play_block(
                 specs[_name(position)] = bot_spec(directory, version.entry_point)
             seatings = plan.seatings()
             plans = [MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in seatings]
-            extra: dict[str, Any] = {"launch": launch} if launch is not None else {}
+            extra: dict[str, Any] = {"launch": sandbox_for(root)} if sandbox else {}
             with referee_in_thread(root) as client:
                 run = play_remote(
                     specs, plans, variant=league.variant, config=league.config, client=client, **extra
@@ -88,6 +93,13 @@ def play_block(
         played.append(_record(rotation, block.seed, seating, match, league))
     stored = repo.record_block(engine, block_id, played)
     return BlockOutcome(block_id, "stored" if stored else "raced", len(played))
+
+
+def sandbox_for(directory: Path) -> Callable[..., Any]:
+    """The launcher that confines bots whose files (and referee socket) are under ``directory``."""
+    from workers.sandbox import Limits, Sandbox
+
+    return Sandbox(Limits.from_settings(load_settings()), expose=[directory])
 
 
 def _name(position: int) -> str:

@@ -76,11 +76,10 @@ def create(
 def _play_one(url: str, block_id: int) -> str:
     """Pool worker body: one block in a fresh process with its own engine."""
     from workers.execute import play_block
-    from workers.sandbox import default_launcher
 
     engine = make_engine(url)
     try:
-        return play_block(engine, block_id, launch=default_launcher()).status
+        return play_block(engine, block_id).status
     finally:
         engine.dispose()
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import Engine
 
@@ -14,6 +12,7 @@ from bot_sdk.bots import REFERENCE_BOTS
 from bot_sdk.conformance import CheckReport, check
 from referee.settings import load as load_settings
 from workers.artifacts import Artifact, SubmissionError, bot_spec, pack, unpack
+from workers.execute import sandbox_for
 from workers.store import repo
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,99}$")
@@ -27,13 +26,13 @@ def submit(
     variant: str = "classic",
     entry: str | None = None,
     games: int = 8,
-    launch: Callable[..., Any] | None = None,
+    sandbox: bool = True,
 ) -> tuple[repo.BotVersion, bool, CheckReport]:
     """Validate and store a bot; raises :class:`SubmissionError` and stores nothing if it fails."""
     if not NAME.match(name):
         raise SubmissionError(f"bad bot name {name!r}: letters, digits and _ . - / only, at most 100")
     artifact = pack(path, entry=entry, max_bytes=load_settings().bot_max_bytes)
-    report = check_artifact(artifact, variant=variant, games=games, launch=launch)
+    report = check_artifact(artifact, variant=variant, games=games, sandbox=sandbox)
     if not report.ok:
         failed = ", ".join(check for check, passed in report.checks if not passed)
         raise SubmissionError(f"the bot failed its check ({failed}); faults: {report.faults or 'none'}")
@@ -43,9 +42,7 @@ def submit(
     return version, created, report
 
 
-def check_artifact(
-    artifact: Artifact, *, variant: str, games: int, launch: Callable[..., Any] | None
-) -> CheckReport:
+def check_artifact(artifact: Artifact, *, variant: str, games: int, sandbox: bool = True) -> CheckReport:
     """Run ``bot check`` on the unpacked artifact, the bot's code running only in its own process."""
     with tempfile.TemporaryDirectory(prefix="sixnimmt-submit-") as tmp:
         directory = Path(tmp) / "bot"
@@ -57,7 +54,7 @@ def check_artifact(
             variant=variant,
             config={"hands": 1, "target": None} if variant == "classic" else None,
             games=games,
-            launch=launch,
+            launch=sandbox_for(Path(tmp)) if sandbox else None,
             preload=False,
         )
 

@@ -10,7 +10,6 @@ from bot_sdk.remote import RemoteError
 from workers.app import app
 from workers.execute import BlockError, worker_name
 from workers.execute import play_block as play_block_now
-from workers.sandbox import default_launcher
 from workers.store.engine import StoreError, make_engine
 
 _engine: Any = None
@@ -37,7 +36,5 @@ def engine() -> Any:
 )
 def play_block(self: Any, block_id: int) -> str:
     """Play and store one block; a redelivered or duplicated task stores nothing twice."""
-    outcome = play_block_now(
-        engine(), block_id, worker=f"{self.request.hostname or worker_name()}", launch=default_launcher()
-    )
+    outcome = play_block_now(engine(), block_id, worker=f"{self.request.hostname or worker_name()}")
     return outcome.status

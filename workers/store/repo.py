@@ -391,8 +391,11 @@ def record_block(engine: Engine, block_id: int, played: Sequence[MatchRecordRow]
                 .values(status="done", finished_at=_now(), error=None)
             )
     except IntegrityError:
-        # Another delivery of the same block won the race; its results stand.
-        return False
+        # Another delivery of the same block won the race: its results stand. Anything else
+        # (results that contradict themselves) is an error the caller must see.
+        if get_block(engine, block_id).status == "done":
+            return False
+        raise
     return True
 
 
