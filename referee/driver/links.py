@@ -153,6 +153,8 @@ class EntrantLink:
         self.seats: dict[tuple[str, int], SeatStats] = {}
         self.games: dict[tuple[str, int], GameInfo] = {}
         self.pending: dict[int, Request] = {}
+        self.expired: set[int] = set()
+        """Requests that timed out: a late answer to one is ignored (the timeout is its fault)."""
         self._attached = asyncio.Event()
 
     # -- the transport side ---------------------------------------------------------------
@@ -188,7 +190,8 @@ class EntrantLink:
         """A bot's reply; ``False`` (and a protocol fault) if nothing with that id is pending."""
         request = self.pending.pop(request_id, None)
         if request is None or not request.step.deliver(request.seat, action):
-            self.protocol_fault()
+            if not self._late(request_id):
+                self.protocol_fault()
             return False
         return True
 
@@ -196,9 +199,17 @@ class EntrantLink:
         """A reply that holds no usable action: default it now, with a fault of ``kind``."""
         request = self.pending.pop(request_id, None)
         if request is None or not request.step.deliver(request.seat, Defaulted(kind.value)):
-            self.protocol_fault()
+            if not self._late(request_id):
+                self.protocol_fault()
             return
         self.seats[(request.match_id, request.seat)].fault(kind)
+
+    def _late(self, request_id: int) -> bool:
+        """Whether ``request_id`` timed out (once: answering it again is a duplicate)."""
+        if request_id in self.expired:
+            self.expired.discard(request_id)
+            return True
+        return False
 
     def protocol_fault(self) -> None:
         """Charge a protocol fault to every live seat of this link."""
@@ -261,8 +272,9 @@ class EntrantLink:
         return request.id
 
     def forget(self, request_id: int) -> None:
-        """Drop a request that timed out: a late answer to it is a protocol fault."""
-        self.pending.pop(request_id, None)
+        """Drop a request that timed out; a late answer to it is ignored."""
+        if self.pending.pop(request_id, None) is not None:
+            self.expired.add(request_id)
 
     def publish(self, match_id: str, step: int, events: Sequence[Event]) -> None:
         """Public events of one of this link's matches."""

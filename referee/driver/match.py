@@ -90,6 +90,9 @@ class MatchDriver:
 
     async def run(self) -> MatchReport:
         """Play the match to the end and return its report."""
+        # The bots connect after the matches are created: deal once they are there (or their
+        # connect window is over), so the first public events reach them.
+        await asyncio.gather(*(link.wait_attached() for link in dict.fromkeys(self.links)))
         game = self.game
         while pending := game.pending():
             if pending[0].seat == CHANCE:
@@ -134,6 +137,8 @@ class MatchDriver:
             seat = decision.seat
             stats = self.seats[seat]
             link = self.links[seat]
+            if stats.total_faults > self.policy.max_faults:
+                stats.forfeited = True  # faults the link counts (protocol, crash) forfeit too
             if stats.forfeited or seat in self._absent:
                 actions[seat] = self._default(decision, None)
                 continue

@@ -19,6 +19,7 @@ from sixnimmt.v1 import referee_pb2, referee_pb2_grpc
 log = logging.getLogger(__name__)
 
 SERVICE_NAME = referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name
+MAX_RECEIVE_BYTES = 64 << 20
 
 
 @dataclass(slots=True)
@@ -39,10 +40,11 @@ class RunningReferee:
 
 async def start_referee(address: str, settings: Settings) -> RunningReferee:
     """Start a referee listening on ``address`` (``host:0`` picks a free port)."""
-    limit = settings.max_message_bytes
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", limit),
+            # The servicer refuses a bot's message over settings.max_message_bytes as a protocol
+            # fault; gRPC itself only drops a stream whose message exceeds this hard ceiling.
+            ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
             ("grpc.max_send_message_length", 64 << 20),
             ("grpc.so_reuseport", 0),
         ]

@@ -11,6 +11,7 @@ from functools import wraps
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from referee import wire
 from referee.driver import EntrantLink, FaultKind, FaultPolicy, TimeControl
@@ -32,6 +33,12 @@ log = logging.getLogger(__name__)
 HELLO_TIMEOUT_S = 10.0
 FLOOD_MARGIN = 256
 """Replies (or empty messages) a bot may send beyond the requests it got before it is a flood."""
+EOF_GRACE_S = 0.25
+"""How long a stream that ended without Goodbye waits for gRPC to report a broken connection.
+
+A dead process (or a message gRPC refuses) ends the bot's messages first and cancels the call a
+moment later; only a stream still alive after this is a bot that closed it: a disconnect.
+"""
 
 T = TypeVar("T")
 
@@ -199,8 +206,10 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             async for message in request_iterator:
                 received += max(1, len(message.decisions.replies))
                 if received > connection.requests_sent + FLOOD_MARGIN:
-                    link.protocol_fault()
                     self._drop(link, connection, FaultKind.PROTOCOL, "flood: more messages than requests")
+                    return FaultKind.PROTOCOL
+                if message.ByteSize() > self.settings.max_message_bytes:
+                    self._drop(link, connection, FaultKind.PROTOCOL, "message too large")
                     return FaultKind.PROTOCOL
                 kind = message.WhichOneof("kind")
                 if kind == "decisions":
@@ -218,10 +227,12 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                     link.protocol_fault()
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # the stream broke: oversized or undecodable message, reset
-            fault = FaultKind.PROTOCOL if _is_protocol_error(exc) else FaultKind.CRASH
+        except Exception as exc:  # the stream broke: an undecodable message, a reset
+            fault = FaultKind.PROTOCOL if isinstance(exc, DecodeError) else FaultKind.CRASH
             self._drop(link, connection, fault, f"stream failed: {exc}")
             return fault
+        if link.live:
+            await asyncio.sleep(EOF_GRACE_S)  # a broken connection cancels this task meanwhile
         self._drop(link, connection, FaultKind.DISCONNECT, "stream closed")
         return FaultKind.DISCONNECT if link.live else None
 
@@ -237,11 +248,6 @@ def reader_fault(reader: asyncio.Task[FaultKind | None]) -> FaultKind | None:
     if reader.done() and not reader.cancelled() and reader.exception() is None:
         return reader.result()
     return None
-
-
-def _is_protocol_error(exc: Exception) -> bool:
-    text = str(exc).lower()
-    return any(word in text for word in ("exhausted", "larger than", "parse", "deserializ", "decode"))
 
 
 def result_to_wire(match_id: str, entry: MatchEntry) -> game_pb2.MatchResult:

@@ -105,7 +105,7 @@ class RefereeState:
         for request in requests:
             for entrant in request.entrants:
                 if entrant not in links:
-                    token = secrets.token_urlsafe(24)
+                    token = secrets.token_hex(24)  # no "-" first: a token must pass as --token X
                     links[entrant] = EntrantLink(entrant, token, deadline)
                     self.links[token] = links[entrant]
         ids = []

@@ -1,0 +1,82 @@
+"""SDK bots for the referee tests, run as ``python -m bot_sdk.run sdkbots.py:ClassName``.
+
+They play the highest card and the last row, never what the referee's default action would
+(the lowest card, the cheapest row), so a transcript shows which decisions were defaulted.
+Each misbehaves as its name says; the ``BOT_*`` environment variables tune it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from bot_sdk.bot import ClassicBot
+from bot_sdk.bots.classic import RandomBot
+from referee.rules.classic import ClassicView
+
+
+class Highest(ClassicBot):
+    """The highest card and the last row; counts the card decisions of the process."""
+
+    cards = 0
+
+    def choose_card(self, view: ClassicView) -> int:
+        Highest.cards += 1
+        self.before(Highest.cards)
+        return self.card(view)
+
+    def choose_row(self, view: ClassicView) -> int:
+        return len(view.rows) - 1
+
+    def before(self, number: int) -> None:
+        """Called before the ``number``-th card decision of the process."""
+
+    def card(self, view: ClassicView) -> int:
+        return max(view.hand)
+
+
+class Sleeper(Highest):
+    """Sleeps before its first card decisions: ``BOT_SLEEP`` seconds, comma-separated."""
+
+    def before(self, number: int) -> None:
+        plan = [float(s) for s in os.environ.get("BOT_SLEEP", "0").split(",")]
+        if number <= len(plan):
+            time.sleep(plan[number - 1])
+
+
+class Crasher(Highest):
+    """Dies without a word at its ``BOT_CRASH_AT``-th card decision."""
+
+    def before(self, number: int) -> None:
+        if number == int(os.environ.get("BOT_CRASH_AT", "3")):
+            os._exit(7)
+
+
+class Illegal(Highest):
+    """Plays a card it does not hold in its first ``BOT_ILLEGAL`` card decisions."""
+
+    def card(self, view: ClassicView) -> int:
+        if Highest.cards <= int(os.environ.get("BOT_ILLEGAL", "2")):
+            return view.top_card + 1
+        return max(view.hand)
+
+
+class Gated(Highest):
+    """Touches the file ``BOT_ASKED`` at its first card decision, then waits for ``BOT_GO``."""
+
+    def before(self, number: int) -> None:
+        if number == 1:
+            Path(os.environ["BOT_ASKED"]).touch()
+            go = Path(os.environ["BOT_GO"])
+            deadline = time.monotonic() + 30
+            while not go.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+
+
+class SlowRandom(RandomBot):
+    """A well-behaved random bot that thinks ``BOT_THINK`` seconds per card (default 0.01)."""
+
+    def choose_card(self, view: ClassicView) -> int:
+        time.sleep(float(os.environ.get("BOT_THINK", "0.01")))
+        return super().choose_card(view)
