@@ -43,6 +43,7 @@ def play_match(
     seed: int,
     *,
     names: Sequence[str] | None = None,
+    seat_key: bytes = b"",
 ) -> MatchResult:
     """Play one match with ``factories[seat]()`` in each seat; deterministic for a given seed."""
     if len(factories) != variant.players:
@@ -53,7 +54,7 @@ def play_match(
     for seat, factory in enumerate(factories):
         bot = factory()
         bot.seat = seat
-        bot.rng = random.Random(seat_seed(seed, seat))
+        bot.rng = random.Random(seat_seed(seed, seat, seat_key))
         bot.on_start(seat, variant.name, config)
         bots.append(bot)
     game = Playthrough(variant, seed)

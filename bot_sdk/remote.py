@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -68,11 +69,12 @@ class RemoteMatch:
 class RefereeClient:
     """The admin API of a referee, with a deadline on every call."""
 
-    def __init__(self, address: str, timeout: float = 30.0) -> None:
+    def __init__(self, address: str, timeout: float = 30.0, admin_token: str = "") -> None:
         self.address = address
         self.timeout = timeout
         self.channel = grpc.insecure_channel(address)
         self.stub = referee_pb2_grpc.RefereeStub(self.channel)
+        self.metadata = (("authorization", f"Bearer {admin_token}"),)
 
     def close(self) -> None:
         """Close the channel."""
@@ -104,9 +106,13 @@ class RefereeClient:
         connect_ms: int = 0,
         max_faults: int = 0,
         send_events: bool = True,
+        seat_key: bytes = b"",
     ) -> tuple[list[str], dict[str, str]]:
-        """Create the matches; returns their ids and each entrant's token."""
-        request = referee_pb2.CreateMatchesRequest()
+        """Create the matches; returns their ids and each entrant's token.
+
+        ``seat_key`` keys the bots' seat seeds (empty: the referee picks a random key).
+        """
+        request = referee_pb2.CreateMatchesRequest(seat_seed_key=seat_key)
         text = json.dumps(dict(config))
         for plan in plans:
             request.matches.add(variant=variant, config_json=text, seed=plan.seed, entrants=plan.entrants)
@@ -117,7 +123,7 @@ class RefereeClient:
         request.fault_policy.max_faults = max_faults
         request.fault_policy.omit_events = not send_events
         try:
-            response = self.stub.CreateMatches(request, timeout=self.timeout)
+            response = self.stub.CreateMatches(request, timeout=self.timeout, metadata=self.metadata)
         except grpc.RpcError as exc:
             raise RemoteError(f"CreateMatches failed: {_describe(exc)}") from exc
         return list(response.match_ids), {t.entrant: t.token for t in response.tokens}
@@ -128,6 +134,7 @@ class RefereeClient:
             reply = self.stub.GetResult(
                 referee_pb2.GetResultRequest(match_id=match_id, wait=wait),
                 timeout=timeout or self.timeout,
+                metadata=self.metadata,
             )
         except grpc.RpcError as exc:
             raise RemoteError(f"GetResult({match_id}) failed: {_describe(exc)}") from exc
@@ -171,6 +178,7 @@ def local_referee(env: Mapping[str, str] | None = None) -> Iterator[RefereeClien
     with tempfile.TemporaryDirectory(prefix="sixnimmt-") as tmp:
         socket = f"unix:{Path(tmp) / 'referee.sock'}"
         ready = Path(tmp) / "ready"
+        admin_token = secrets.token_hex(24)
         log = open(Path(tmp) / "referee.log", "w+")  # noqa: SIM115 - read back on failure
         process = subprocess.Popen(
             python_command(
@@ -178,9 +186,9 @@ def local_referee(env: Mapping[str, str] | None = None) -> Iterator[RefereeClien
             ),
             stdout=log,
             stderr=subprocess.STDOUT,
-            env={**os.environ, **(env or {})},
+            env={**os.environ, **(env or {}), "SIXNIMMT_ADMIN_TOKEN": admin_token},
         )
-        client = RefereeClient(socket)
+        client = RefereeClient(socket, admin_token=admin_token)
         try:
             deadline = time.monotonic() + 30
             while not ready.exists():
@@ -201,6 +209,14 @@ def local_referee(env: Mapping[str, str] | None = None) -> Iterator[RefereeClien
             log.close()
 
 
+Launcher = Callable[[list[str], dict[str, str]], "subprocess.Popen[bytes]"]
+"""Starts a bot process from its command line and environment."""
+
+
+def _popen(argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+
+
 def spawn_bot(
     spec: str,
     *,
@@ -209,15 +225,16 @@ def spawn_bot(
     variant: str,
     name: str,
     env: Mapping[str, str] | None = None,
+    launch: Launcher | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start one bot process; the one place that spawns bot processes."""
+    """Start one bot process; the one place that spawns bot processes.
+
+    ``launch(argv, env)`` starts it (default: a plain :class:`subprocess.Popen`); a sandbox
+    such as ``workers.sandbox.Sandbox`` plugs in here.
+    """
     environment = {**os.environ, **(env or {}), "SIXNIMMT_REFEREE": referee, "SIXNIMMT_TOKEN": token}
-    return subprocess.Popen(
-        python_command("-m", "bot_sdk.run", spec, "--variant", variant, "--name", name),
-        env=environment,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-    )
+    argv = python_command("-m", "bot_sdk.run", spec, "--variant", variant, "--name", name)
+    return (launch or _popen)(argv, environment)
 
 
 @dataclass(slots=True)
@@ -237,9 +254,14 @@ def play_remote(
     config: Mapping[str, Any] | None = None,
     progress: Callable[[int], None] | None = None,
     client: RefereeClient | None = None,
+    launch: Launcher | None = None,
+    seat_key: bytes = b"",
     **time_control: Any,
 ) -> RemoteRun:
-    """Play ``plans`` with each entrant (a key of ``specs``) as one bot process."""
+    """Play ``plans`` with each entrant (a key of ``specs``) as one bot process.
+
+    ``launch`` starts the bot processes (see :func:`spawn_bot`).
+    """
     if client is None:
         with local_referee() as started:
             return play_remote(
@@ -249,11 +271,15 @@ def play_remote(
                 config=config,
                 progress=progress,
                 client=started,
+                launch=launch,
+                seat_key=seat_key,
                 **time_control,
             )
-    ids, tokens = client.create_matches(variant, config or {}, plans, **time_control)
+    ids, tokens = client.create_matches(variant, config or {}, plans, seat_key=seat_key, **time_control)
     processes = {
-        entrant: spawn_bot(specs[entrant], referee=client.address, token=token, variant=variant, name=entrant)
+        entrant: spawn_bot(
+            specs[entrant], referee=client.address, token=token, variant=variant, name=entrant, launch=launch
+        )
         for entrant, token in tokens.items()
     }
     exit_codes: dict[str, int | None] = {}

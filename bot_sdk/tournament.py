@@ -70,8 +70,17 @@ class MatchRecord:
     """Faults per seat (remote play only: the local arena stops on the first bot error)."""
 
 
+LOCAL_SEAT_KEY = b"sixnimmt-arena local tournament"
+"""Seat-seed key of local tournaments: fixed, so they replay exactly (their bots are trusted;
+leagues of submitted bots use a secret key per league)."""
+
+
 def play_block(
-    block: Block, variant: str, config: Mapping[str, Any], specs: Sequence[str]
+    block: Block,
+    variant: str,
+    config: Mapping[str, Any],
+    specs: Sequence[str],
+    seat_key: bytes = LOCAL_SEAT_KEY,
 ) -> list[MatchRecord]:
     """Play all rotations of one block in this process."""
     game = make_variant(variant, config)
@@ -83,6 +92,7 @@ def play_block(
             [classes[e] for e in seating],
             block.seed,
             names=[spec_label(specs[e]) for e in seating],
+            seat_key=seat_key,
         )
         records.append(
             MatchRecord(
@@ -233,6 +243,7 @@ def _play_remote(
         variant=variant,
         config=config,
         progress=progress,
+        seat_key=LOCAL_SEAT_KEY,
         **time_control,
     )
     records = []

@@ -31,13 +31,16 @@ class Settings:
     decision_ms: int = _setting(2000, "time a bot has for one decision before its time bank is used")
     bank_ms: int = _setting(10_000, "time bank per seat and match, used up by late answers")
     connect_ms: int = _setting(15_000, "how long a match waits for a bot to connect before defaulting it")
+    admin_token: str = _setting(
+        "", "bearer token for the referee's admin calls; empty: a random one per referee process"
+    )
     max_faults: int = _setting(25, "a seat with more faults than this forfeits the rest of the match")
     max_message_bytes: int = _setting(1 << 20, "largest message the referee accepts from a bot")
     keep_results: int = _setting(10_000, "finished matches the referee keeps for GetResult and WatchMatch")
     database_url: str = _setting(
-        "sqlite:///sixnimmt.db", "league store (SQLAlchemy URL); postgresql+psycopg://… in production"
+        "sqlite:///sixnimmt.db", "league store (SQLAlchemy URL); postgresql://… in production"
     )
-    broker_url: str = _setting("", "Celery broker, e.g. redis://127.0.0.1:6379/0; empty: a local process pool")
+    broker_url: str = _setting("", "Celery broker, e.g. redis://127.0.0.1:6379/0; empty: a local pool")
     visibility_timeout_s: int = _setting(
         3600, "seconds before Redis hands a block whose worker died (unacknowledged) to another worker"
     )
@@ -46,7 +49,7 @@ class Settings:
     sandbox_cpu_s: int = _setting(600, "CPU seconds a bot process may use in one block")
     sandbox_memory_mb: int = _setting(1024, "address space a bot process may use")
     sandbox_file_mb: int = _setting(16, "largest file a bot process may write")
-    sandbox_processes: int = _setting(64, "processes/threads the bot's user may run (as root: per sandbox user)")
+    sandbox_processes: int = _setting(64, "processes/threads a bot's user may run (root: per sandbox user)")
 
 
 def load(environ: Mapping[str, str] | None = None) -> Settings:

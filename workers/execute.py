@@ -77,7 +77,13 @@ def play_block(
             extra: dict[str, Any] = {"launch": sandbox_for(root)} if sandbox else {}
             with referee_in_thread(root) as client:
                 run = play_remote(
-                    specs, plans, variant=league.variant, config=league.config, client=client, **extra
+                    specs,
+                    plans,
+                    variant=league.variant,
+                    config=league.config,
+                    client=client,
+                    seat_key=league.seat_key,
+                    **extra,
                 )
     except repo.NotFoundError:
         raise

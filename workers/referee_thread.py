@@ -26,7 +26,7 @@ def referee_in_thread(directory: Path) -> Iterator[RefereeClient]:
     # Sandboxed bots run as another user: they must be able to reach the socket, nothing more.
     os.chmod(directory, 0o711)
     os.chmod(socket, 0o777)
-    client = RefereeClient(address)
+    client = RefereeClient(address, admin_token=running.admin_token)
     try:
         client.wait_serving()
         yield client

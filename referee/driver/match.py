@@ -66,6 +66,7 @@ class MatchDriver:
         *,
         time_control: TimeControl | None = None,
         policy: FaultPolicy | None = None,
+        seat_key: bytes = b"",
     ) -> None:
         if len(links) != variant.players:
             raise ValueError(f"{variant.name} needs {variant.players} seats, got {len(links)} links")
@@ -85,7 +86,7 @@ class MatchDriver:
         names = tuple(link.entrant for link in links)
         config = variant.config_json()
         for seat, link in enumerate(self.links):
-            info = GameInfo(match_id, seat, variant.name, config, seat_seed(seed, seat), names)
+            info = GameInfo(match_id, seat, variant.name, config, seat_seed(seed, seat, seat_key), names)
             link.register(info, self.seats[seat])
 
     async def run(self) -> MatchReport:

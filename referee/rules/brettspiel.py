@@ -167,8 +167,14 @@ class _Table:
     @classmethod
     def of(cls, state: BrettspielState) -> _Table:
         return cls(
-            list(state.rows), list(state.screens), list(state.scores), list(state.luck),
-            list(state.piles), list(state.boxed), state.draws, [],
+            list(state.rows),
+            list(state.screens),
+            list(state.scores),
+            list(state.luck),
+            list(state.piles),
+            list(state.boxed),
+            state.draws,
+            [],
         )
 
 
@@ -186,8 +192,12 @@ class Brettspiel(Variant[BrettspielState, BrettspielConfig]):
     """With at most this many players a second set of tiles is dealt (the rulebook: two or three)."""
     space_kinds: ClassVar[frozenset[SpaceKind]] = frozenset(
         {
-            SpaceKind.PLAIN, SpaceKind.TAKE_ROW, SpaceKind.GREEN_OX, SpaceKind.RED_OX,
-            SpaceKind.POINTS, SpaceKind.DOUBLE_TILE,
+            SpaceKind.PLAIN,
+            SpaceKind.TAKE_ROW,
+            SpaceKind.GREEN_OX,
+            SpaceKind.RED_OX,
+            SpaceKind.POINTS,
+            SpaceKind.DOUBLE_TILE,
         }
     )
     """The kinds of space this version knows how to trigger (the blue side's)."""
@@ -228,8 +238,21 @@ class Brettspiel(Variant[BrettspielState, BrettspielConfig]):
     def initial_state(self) -> BrettspielState:
         n = self.config.players
         return BrettspielState(
-            DEAL, 0, 0, ((),) * len(self.board.rows), ((),) * n, (), (), (0,) * n, ((0, 0),) * n,
-            self._full_piles(), (), 0, 0, None, self._chance_pending,
+            DEAL,
+            0,
+            0,
+            ((),) * len(self.board.rows),
+            ((),) * n,
+            (),
+            (),
+            (0,) * n,
+            ((0, 0),) * n,
+            self._full_piles(),
+            (),
+            0,
+            0,
+            None,
+            self._chance_pending,
         )
 
     def position(
@@ -270,9 +293,21 @@ class Brettspiel(Variant[BrettspielState, BrettspielConfig]):
         board_rows = tuple(tuple(row) for row in rows)
         hidden = tuple(tuple(sorted(s)) for s in screens)
         state = BrettspielState(
-            PLAY, self._sets, 0, board_rows, hidden,
-            tuple(t for t in self.tiles.numbers if t not in set(tiles)), (),
-            tuple(scores) if scores is not None else (0,) * n, held, piles, (), 0, 0, None, (),
+            PLAY,
+            self._sets,
+            0,
+            board_rows,
+            hidden,
+            tuple(t for t in self.tiles.numbers if t not in set(tiles)),
+            (),
+            tuple(scores) if scores is not None else (0,) * n,
+            held,
+            piles,
+            (),
+            0,
+            0,
+            None,
+            (),
         )
         return state._replace(pending=self._play_pending(hidden, board_rows))
 
@@ -379,8 +414,13 @@ class Brettspiel(Variant[BrettspielState, BrettspielConfig]):
         dealt = set(deal)
         tile_set = state.tile_set + 1
         nxt = state._replace(
-            phase=PLAY, tile_set=tile_set, round=0, rows=rows, screens=screens,
-            supply=tuple(t for t in pool if t not in dealt), pending=self._play_pending(screens, rows),
+            phase=PLAY,
+            tile_set=tile_set,
+            round=0,
+            rows=rows,
+            screens=screens,
+            supply=tuple(t for t in pool if t not in dealt),
+            pending=self._play_pending(screens, rows),
         )
         return nxt, (TilesDealt(tile_set, rows),)
 
@@ -556,14 +596,19 @@ class Brettspiel(Variant[BrettspielState, BrettspielConfig]):
         self, state: BrettspielState, table: _Table, phase: int, attached: int, pending: tuple[Decision, ...]
     ) -> BrettspielState:
         return state._replace(
-            phase=phase, rows=tuple(table.rows), screens=tuple(table.screens), scores=tuple(table.scores),
-            luck=tuple(table.luck), piles=(table.piles[0], table.piles[1]), boxed=tuple(table.boxed),
-            attached=attached, draws=table.draws, pending=pending,
+            phase=phase,
+            rows=tuple(table.rows),
+            screens=tuple(table.screens),
+            scores=tuple(table.scores),
+            luck=tuple(table.luck),
+            piles=(table.piles[0], table.piles[1]),
+            boxed=tuple(table.boxed),
+            attached=attached,
+            draws=table.draws,
+            pending=pending,
         )
 
-    def _end_round(
-        self, state: BrettspielState, table: _Table
-    ) -> tuple[BrettspielState, tuple[Event, ...]]:
+    def _end_round(self, state: BrettspielState, table: _Table) -> tuple[BrettspielState, tuple[Event, ...]]:
         nxt = self._freeze(state, table, PLAY, 0, ())._replace(round=state.round + 1, revealed=())
         if any(nxt.screens):
             return nxt._replace(pending=self._play_pending(nxt.screens, nxt.rows)), tuple(table.events)

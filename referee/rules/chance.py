@@ -33,9 +33,7 @@ class SeededChance:
         value = 0
         have = 0
         while have < n:
-            digest = hashlib.blake2b(
-                self._counter.to_bytes(8, "big"), key=self._key, digest_size=64
-            ).digest()
+            digest = hashlib.blake2b(self._counter.to_bytes(8, "big"), key=self._key, digest_size=64).digest()
             self._counter += 1
             value = (value << _BLOCK_BITS) | int.from_bytes(digest, "big")
             have += _BLOCK_BITS
@@ -70,7 +68,11 @@ class SeededChance:
         return self.sample(items, len(items))
 
 
-def seat_seed(match_seed: int, seat: int) -> int:
-    """The seed of one seat's bot in a match: independent of the deal and of the other seats."""
-    digest = hashlib.blake2b(f"{match_seed}/{seat}".encode(), digest_size=8).digest()
+def seat_seed(match_seed: int, seat: int, key: bytes = b"") -> int:
+    """The seed of one seat's bot in a match: independent of the deal and of the other seats.
+
+    Under a secret ``key`` (the referee's, up to 64 bytes) a bot cannot search for the match
+    seed, and so the deal, by trying seeds until one gives its own seat seed.
+    """
+    digest = hashlib.blake2b(f"{match_seed}/{seat}".encode(), key=key, digest_size=8).digest()
     return int.from_bytes(digest, "big")

@@ -11,8 +11,10 @@ tuples and the placement loop works on plain lists; see ``make bench``.
 
 from __future__ import annotations
 
+from bisect import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
 from referee.rules.cards import bull_table
@@ -199,6 +201,7 @@ _new = tuple.__new__
 """Named tuples built through ``tuple.__new__`` skip a Python-level ``__new__``: twice as fast."""
 _CARD = DecisionKind.CARD
 _ROW = DecisionKind.ROW
+_last = itemgetter(-1)
 
 
 class Classic(Variant[ClassicState, ClassicConfig]):
@@ -212,19 +215,34 @@ class Classic(Variant[ClassicState, ClassicConfig]):
     def __init__(self, config: ClassicConfig | None = None) -> None:
         super().__init__(config)
         cfg = self.config
+        n = cfg.players
         self._bulls = bull_table(cfg.top_card)
+        self._heads_of = self._bulls.__getitem__
         self._deck = tuple(range(1, cfg.top_card + 1))
         self._deck_set = frozenset(self._deck)
-        self._deal_size = cfg.players * cfg.hand_size + cfg.rows
+        self._deal_size = n * cfg.hand_size + cfg.rows
+        self._hand_slices = tuple(
+            slice(cfg.rows + seat * cfg.hand_size, cfg.rows + (seat + 1) * cfg.hand_size) for seat in range(n)
+        )
         self._row_options: tuple[Action, ...] = tuple(range(cfg.rows))
+        # A low card's row decision depends only on its seat: made once, shared by every state.
+        self._row_asks = tuple((Decision(seat, _ROW, self._row_options),) for seat in range(n))
         self._chance_pending = (Decision(CHANCE, DecisionKind.CHANCE, ()),)
+        # The pieces of the seats' card decisions, zipped with the hands and built by ``map``.
+        self._seats = range(n)
+        self._decision_types = (Decision,) * n
+        self._card_kinds = (_CARD,) * n
+        self._no_piles: tuple[tuple[int, ...], ...] = ((),) * n
+        self._placer = self._place_professional if cfg.professional else self._place
 
     # -- the interface -------------------------------------------------------------------
 
     def initial_state(self) -> ClassicState:
         n = self.config.players
-        empty = ((),) * n
-        return ClassicState(DEAL, 0, 0, (), empty, empty, (0,) * n, (), 0, None, self._chance_pending)
+        return _new(
+            ClassicState,
+            (DEAL, 0, 0, (), self._no_piles, self._no_piles, (0,) * n, (), 0, None, self._chance_pending),
+        )
 
     def position(
         self,
@@ -251,19 +269,18 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         if len({len(hand) for hand in hands}) != 1 or not hands[0]:
             raise ConfigError("every seat must hold the same, non-zero number of cards")
         sorted_hands = tuple(tuple(sorted(hand)) for hand in hands)
-        pending = tuple(_new(Decision, (s, _CARD, hand)) for s, hand in enumerate(sorted_hands))
         return ClassicState(
             PLAY,
             hand_no,
             turn if turn else cfg.hand_size - len(sorted_hands[0]),
             tuple(tuple(row) for row in rows),
             sorted_hands,
-            ((),) * cfg.players,
+            self._no_piles,
             tuple(scores) if scores is not None else (0,) * cfg.players,
             (),
             0,
             None,
-            pending,
+            self._card_pending(sorted_hands),
         )
 
     def pending(self, state: ClassicState) -> tuple[Decision, ...]:
@@ -322,73 +339,102 @@ class Classic(Variant[ClassicState, ClassicConfig]):
 
     # -- steps ---------------------------------------------------------------------------
 
+    def _card_pending(self, hands: tuple[tuple[int, ...], ...]) -> tuple[Decision, ...]:
+        """Every seat's card decision; ``map`` over zipped fields builds them without a Python loop."""
+        return tuple(map(_new, self._decision_types, zip(self._seats, self._card_kinds, hands, strict=True)))
+
     def _deal(
         self, state: ClassicState, actions: Mapping[int, Action]
     ) -> tuple[ClassicState, tuple[Event, ...]]:
         cfg = self.config
-        deal = _only(actions, CHANCE)
+        if len(actions) != 1 or CHANCE not in actions:
+            raise _not_pending(CHANCE, actions)
+        deal = actions[CHANCE]
         needed = self._deal_size
         if (
-            not isinstance(deal, tuple)
+            type(deal) is not tuple
             or len(deal) != needed
             or set(map(type, deal)) != {int}
             or len(cards := frozenset(deal)) != needed
             or not cards <= self._deck_set
         ):
             raise IllegalActionError(f"a deal is {needed} distinct cards between 1 and {cfg.top_card}")
-        first = cfg.rows
-        size = cfg.hand_size
-        rows = tuple([(c,) for c in deal[:first]])
-        hands = tuple(
-            [tuple(sorted(deal[first + i * size : first + i * size + size])) for i in range(cfg.players)]
-        )
+        rows = tuple(zip(deal[: cfg.rows]))
+        hands = tuple(map(tuple, map(sorted, map(deal.__getitem__, self._hand_slices))))
         hand_no = state.hand_no + 1
         nxt = _new(
             ClassicState,
-            (PLAY, hand_no, 0, rows, hands, ((),) * cfg.players, state.scores, (), 0, None,
-             tuple([_new(Decision, (seat, _CARD, hand)) for seat, hand in enumerate(hands)])),
+            (
+                PLAY,
+                hand_no,
+                0,
+                rows,
+                hands,
+                self._no_piles,
+                state.scores,
+                (),
+                0,
+                None,
+                self._card_pending(hands),
+            ),
         )
         return nxt, (_new(HandDealt, (hand_no, rows)),)
 
     def _play(
         self, state: ClassicState, actions: Mapping[int, Action]
     ) -> tuple[ClassicState, tuple[Event, ...]]:
-        hands = list(state.hands)
+        hands = state.hands
         if len(actions) != len(hands):
             raise NotPendingError(
-                f"every seat plays a card this turn: expected seats 0…{len(hands) - 1},"
-                f" got {sorted(actions)}"
+                f"every seat plays a card this turn: expected seats 0…{len(hands) - 1}, got {sorted(actions)}"
             )
+        new_hands = []
         plays = []
         seat = 0
         for hand in hands:
-            card = actions.get(seat)
-            if type(card) is not int or card not in hand:
+            try:
+                card = actions[seat]
+                if type(card) is not int:
+                    raise ValueError
+                i = hand.index(card)
+            except (KeyError, ValueError):
                 if seat not in actions:
-                    raise NotPendingError(f"seat {seat} must play a card this turn")
-                raise IllegalActionError(f"seat {seat} cannot play {card!r}: not in its hand")
-            i = hand.index(card)
-            hands[seat] = hand[:i] + hand[i + 1 :]
+                    raise NotPendingError(f"seat {seat} must play a card this turn") from None
+                raise IllegalActionError(
+                    f"seat {seat} cannot play {actions[seat]!r}: not in its hand"
+                ) from None
+            new_hands.append(hand[:i] + hand[i + 1 :])
             plays.append((card, seat))
-            seat += 1
+            seat += 1  # noqa: SIM113 -- a counter is cheaper than enumerate's tuples
         plays.sort()
         revealed = tuple(plays)
-        events: list[Event] = [_new(CardsRevealed, (state.hand_no, state.turn + 1, revealed))]
-        return self._place(
-            state.hand_no, state.turn, list(state.rows), tuple(hands), state.piles, state.scores,
-            revealed, 0, events,
+        hand_no = state.hand_no
+        turn = state.turn
+        events: list[Event] = [_new(CardsRevealed, (hand_no, turn + 1, revealed))]
+        return self._placer(
+            hand_no,
+            turn,
+            list(state.rows),
+            tuple(new_hands),
+            state.piles,
+            state.scores,
+            revealed,
+            0,
+            events,
         )
 
     def _choose_row(
         self, state: ClassicState, actions: Mapping[int, Action]
     ) -> tuple[ClassicState, tuple[Event, ...]]:
-        card, seat = state.revealed[state.placed]
-        row = _only(actions, seat)
-        if type(row) is not int or not 0 <= row < len(state.rows):
-            raise IllegalActionError(
-                f"seat {seat} must choose a row 0…{len(state.rows) - 1}, got {row!r}"
-            )
+        placed = state.placed
+        revealed = state.revealed
+        card, seat = revealed[placed]
+        if len(actions) != 1 or seat not in actions:
+            raise _not_pending(seat, actions)
+        row = actions[seat]
         rows = list(state.rows)
+        if type(row) is not int or not 0 <= row < len(rows):
+            raise IllegalActionError(f"seat {seat} must choose a row 0…{len(rows) - 1}, got {row!r}")
         taken = rows[row]
         bulls = self._bulls
         heads = 0
@@ -403,9 +449,16 @@ class Classic(Variant[ClassicState, ClassicConfig]):
             _new(RowChosen, (seat, card, row)),
             _new(CardPlaced, (seat, card, row, False, taken, heads)),
         ]
-        return self._place(
-            state.hand_no, state.turn, rows, state.hands, tuple(piles), tuple(scores),
-            state.revealed, state.placed + 1, events,
+        return self._placer(
+            state.hand_no,
+            state.turn,
+            rows,
+            state.hands,
+            tuple(piles),
+            tuple(scores),
+            revealed,
+            placed + 1,
+            events,
         )
 
     def _place(
@@ -420,40 +473,35 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         placed: int,
         events: list[Event],
     ) -> tuple[ClassicState, tuple[Event, ...]]:
-        """Place the revealed cards from ``placed`` on, lowest first, until done or a low card."""
-        cfg = self.config
-        capacity = cfg.row_capacity
-        professional = cfg.professional
+        """Place the revealed cards from ``placed`` on, lowest first, until done or a low card.
+
+        A placed card only raises its row's last card, so a turn has at most one low card, its
+        lowest, and every card goes to the row whose last card *before the placement* is the
+        highest below it (a card placed there since lies below it too): a bisection over those
+        last cards, which never change while placing, finds each card's row.
+        """
+        lasts = []
+        for row in rows:
+            lasts.append(row[-1])
+        below = lasts[:]
+        below.sort()
+        if revealed[placed][0] < below[0]:
+            # Rule 4: the owner chooses the row to take, before anything else is placed.
+            ask = self._row_asks[revealed[placed][1]]
+            state = _new(
+                ClassicState,
+                (ROW, hand_no, turn, tuple(rows), hands, piles, scores, revealed, placed, None, ask),
+            )
+            return state, tuple(events)
+        capacity = self.config.row_capacity
         append = events.append
-        for index in range(placed, len(revealed)):
-            card, seat = revealed[index]
-            best = -1
-            gap = 1 << 30
-            left = False
-            r = 0
-            for row in rows:
-                d = card - row[-1]
-                if 0 < d < gap:
-                    best = r
-                    gap = d
-                r += 1
-            if professional:
-                for r, row in enumerate(rows):
-                    d = row[0] - card
-                    if 0 < d < gap:
-                        best, gap, left = r, d, True
-            if best < 0:
-                # Rule 4: the owner chooses the row to take, before anything else is placed.
-                ask: tuple[Decision, ...] = (_new(Decision, (seat, _ROW, self._row_options)),)
-                state = _new(
-                    ClassicState,
-                    (ROW, hand_no, turn, tuple(rows), hands, piles, scores, revealed, index, None, ask),
-                )
-                return state, tuple(events)
+        for card, seat in revealed[placed:] if placed else revealed:
+            best = lasts.index(below[bisect(below, card) - 1])
             row = rows[best]
             if len(row) < capacity:
-                rows[best] = (card, *row) if left else (*row, card)
-                append(_new(CardPlaced, (seat, card, best, left, (), 0)))
+                # Concatenation is twice as fast as unpacking into a new tuple here.
+                rows[best] = row + (card,)  # noqa: RUF005
+                append(_new(CardPlaced, (seat, card, best, False, (), 0)))
                 continue
             # Rule 3: the full row goes to the player; the card starts it anew.
             bulls = self._bulls
@@ -467,12 +515,105 @@ class Classic(Variant[ClassicState, ClassicConfig]):
             new_scores = list(scores)
             new_scores[seat] += heads
             scores = tuple(new_scores)
-            append(_new(CardPlaced, (seat, card, best, left, row, heads)))
+            append(_new(CardPlaced, (seat, card, best, False, row, heads)))
         turn += 1
-        if turn < cfg.hand_size:
-            pending = tuple([_new(Decision, (s, _CARD, hand)) for s, hand in enumerate(hands)])
+        if turn < self.config.hand_size:
+            pending = tuple(map(_new, self._decision_types, zip(self._seats, self._card_kinds, hands)))
             state = _new(
                 ClassicState, (PLAY, hand_no, turn, tuple(rows), hands, piles, scores, (), 0, None, pending)
+            )
+            return state, tuple(events)
+        return self._end_hand(hand_no, turn, tuple(rows), hands, piles, scores, events)
+
+    def _place_professional(
+        self,
+        hand_no: int,
+        turn: int,
+        rows: list[tuple[int, ...]],
+        hands: tuple[tuple[int, ...], ...],
+        piles: tuple[tuple[int, ...], ...],
+        scores: tuple[int, ...],
+        revealed: tuple[tuple[int, int], ...],
+        placed: int,
+        events: list[Event],
+    ) -> tuple[ClassicState, tuple[Event, ...]]:
+        """:meth:`_place` when a card may also go left of a row: the nearest row end wins."""
+        capacity = self.config.row_capacity
+        append = events.append
+        for index in range(placed, len(revealed)):
+            card, seat = revealed[index]
+            best = -1
+            gap = 1 << 30
+            left = False
+            for r, row in enumerate(rows):
+                d = card - row[-1]
+                if 0 < d < gap:
+                    best, gap = r, d
+            for r, row in enumerate(rows):
+                d = row[0] - card
+                if 0 < d < gap:
+                    best, gap, left = r, d, True
+            if best < 0:
+                state = _new(
+                    ClassicState,
+                    (
+                        ROW,
+                        hand_no,
+                        turn,
+                        tuple(rows),
+                        hands,
+                        piles,
+                        scores,
+                        revealed,
+                        index,
+                        None,
+                        self._row_asks[seat],
+                    ),
+                )
+                return state, tuple(events)
+            row = rows[best]
+            if len(row) < capacity:
+                rows[best] = (card, *row) if left else (*row, card)
+                append(_new(CardPlaced, (seat, card, best, left, (), 0)))
+                continue
+            heads = sum(map(self._heads_of, row))
+            rows[best] = (card,)
+            new_piles = list(piles)
+            new_piles[seat] += row
+            piles = tuple(new_piles)
+            new_scores = list(scores)
+            new_scores[seat] += heads
+            scores = tuple(new_scores)
+            append(_new(CardPlaced, (seat, card, best, left, row, heads)))
+        return self._end_turn(hand_no, turn, rows, hands, piles, scores, events)
+
+    def _end_turn(
+        self,
+        hand_no: int,
+        turn: int,
+        rows: list[tuple[int, ...]],
+        hands: tuple[tuple[int, ...], ...],
+        piles: tuple[tuple[int, ...], ...],
+        scores: tuple[int, ...],
+        events: list[Event],
+    ) -> tuple[ClassicState, tuple[Event, ...]]:
+        turn += 1
+        if turn < self.config.hand_size:
+            state = _new(
+                ClassicState,
+                (
+                    PLAY,
+                    hand_no,
+                    turn,
+                    tuple(rows),
+                    hands,
+                    piles,
+                    scores,
+                    (),
+                    0,
+                    None,
+                    self._card_pending(hands),
+                ),
             )
             return state, tuple(events)
         return self._end_hand(hand_no, turn, tuple(rows), hands, piles, scores, events)
@@ -488,8 +629,8 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         events: list[Event],
     ) -> tuple[ClassicState, tuple[Event, ...]]:
         cfg = self.config
-        bulls = self._bulls
-        hand_bulls = tuple(sum(bulls[c] for c in pile) for pile in piles)
+        heads_of = self._heads_of
+        hand_bulls = tuple([sum(map(heads_of, pile)) for pile in piles])
         events.append(HandScored(hand_no, hand_bulls, scores))
         termination: Termination | None = None
         if cfg.target is not None and max(scores) >= cfg.target:
@@ -503,12 +644,11 @@ class Classic(Variant[ClassicState, ClassicConfig]):
             return state, tuple(events)
         outcome = Outcome(scores, shared_ranks(scores, higher_is_better=False), termination)
         events.append(GameEnded(scores, outcome.ranks, termination.value))
-        return ClassicState(OVER, hand_no, turn, rows, hands, piles, scores, (), 0, outcome, ()), tuple(events)
+        state = ClassicState(OVER, hand_no, turn, rows, hands, piles, scores, (), 0, outcome, ())
+        return state, tuple(events)
 
 
-def _only(actions: Mapping[int, Action], seat: int) -> Action:
-    """The action of the one pending seat; anything else is a :class:`NotPendingError`."""
-    if len(actions) != 1 or seat not in actions:
-        who = "chance" if seat == CHANCE else f"seat {seat}"
-        raise NotPendingError(f"only {who} is pending, got actions for {sorted(actions)}")
-    return actions[seat]
+def _not_pending(seat: int, actions: Mapping[int, Action]) -> NotPendingError:
+    """The error for actions that are not exactly the one pending seat's."""
+    who = "chance" if seat == CHANCE else f"seat {seat}"
+    return NotPendingError(f"only {who} is pending, got actions for {sorted(actions)}")

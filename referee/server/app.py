@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import signal
 from dataclasses import dataclass
 
@@ -30,6 +31,8 @@ class RunningReferee:
     state: RefereeState
     address: str
     health: health.aio.HealthServicer
+    admin_token: str
+    """The bearer token the admin calls need."""
 
     async def stop(self, grace: float = 1.0) -> None:
         """Stop the matches and the server."""
@@ -38,8 +41,12 @@ class RunningReferee:
         await self.server.stop(grace)
 
 
-async def start_referee(address: str, settings: Settings) -> RunningReferee:
-    """Start a referee listening on ``address`` (``host:0`` picks a free port)."""
+async def start_referee(address: str, settings: Settings, admin_token: str = "") -> RunningReferee:
+    """Start a referee listening on ``address`` (``host:0`` picks a free port).
+
+    The admin token is ``admin_token``, else ``SIXNIMMT_ADMIN_TOKEN``, else a random one.
+    """
+    token = admin_token or settings.admin_token or secrets.token_hex(24)
     server = grpc.aio.server(
         options=[
             # The servicer refuses a bot's message over settings.max_message_bytes as a protocol
@@ -50,7 +57,7 @@ async def start_referee(address: str, settings: Settings) -> RunningReferee:
         ]
     )
     state = RefereeState(keep_results=settings.keep_results)
-    referee_pb2_grpc.add_RefereeServicer_to_server(RefereeService(state, settings), server)
+    referee_pb2_grpc.add_RefereeServicer_to_server(RefereeService(state, settings, token), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
@@ -61,13 +68,18 @@ async def start_referee(address: str, settings: Settings) -> RunningReferee:
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     bound = address if address.startswith("unix:") else f"{address.rsplit(':', 1)[0]}:{port}"
-    return RunningReferee(server, state, bound, health_servicer)
+    return RunningReferee(server, state, bound, health_servicer, token)
 
 
 async def serve(address: str, settings: Settings, ready_file: str | None = None) -> None:
     """Run a referee until SIGINT or SIGTERM."""
     running = await start_referee(address, settings)
     log.info("referee listening on %s", running.address)
+    if not settings.admin_token:
+        log.warning(
+            "SIXNIMMT_ADMIN_TOKEN is not set: admin calls need this referee's random token %s",
+            running.admin_token,
+        )
     if ready_file:
         with open(ready_file, "w") as handle:
             handle.write(running.address)

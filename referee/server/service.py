@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -42,6 +43,8 @@ moment later; only a stream still alive after this is a bot that closed it: a di
 
 T = TypeVar("T")
 
+ADMIN_ONLY = "admin calls need the admin token (metadata 'authorization: Bearer <token>')"
+
 _STATUS: list[tuple[type[BaseException], grpc.StatusCode]] = [
     (UnknownMatchError, grpc.StatusCode.NOT_FOUND),
     (UnknownTokenError, grpc.StatusCode.UNAUTHENTICATED),
@@ -65,6 +68,8 @@ def maps_errors(handler: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable
 
     @wraps(handler)
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> T:
+        if not self.is_admin(context):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, ADMIN_ONLY)
         try:
             return await handler(self, request, context)
         except (UnknownMatchError, PermissionError, RulesError, ValueError) as exc:
@@ -77,9 +82,15 @@ def maps_errors(handler: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable
 class RefereeService(referee_pb2_grpc.RefereeServicer):
     """The gRPC face of :class:`RefereeState`."""
 
-    def __init__(self, state: RefereeState, settings: Settings) -> None:
+    def __init__(self, state: RefereeState, settings: Settings, admin_token: str) -> None:
         self.state = state
         self.settings = settings
+        self._admin = f"Bearer {admin_token}"
+
+    def is_admin(self, context: grpc.aio.ServicerContext) -> bool:
+        """Whether the call carries the admin token (bots get only their entrant tokens)."""
+        metadata = dict(context.invocation_metadata() or ())
+        return hmac.compare_digest(str(metadata.get("authorization", "")), self._admin)
 
     # -- admin ----------------------------------------------------------------------------
 
@@ -100,7 +111,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             MatchRequest(m.variant, parse_config(m.config_json), m.seed, tuple(m.entrants))
             for m in request.matches
         ]
-        ids, links = self.state.create(specs, time_control, policy)
+        ids, links = self.state.create(specs, time_control, policy, request.seat_seed_key)
         response = referee_pb2.CreateMatchesResponse(match_ids=ids)
         for link in links:
             token = response.tokens.add(entrant=link.entrant, token=link.token)
@@ -120,6 +131,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
     async def WatchMatch(
         self, request: referee_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[game_pb2.MatchEvent]:
+        if not self.is_admin(context):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, ADMIN_ONLY)
         try:
             entry = self.state.match(request.match_id)
         except UnknownMatchError as exc:

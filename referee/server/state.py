@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import secrets
 import uuid
 from collections import OrderedDict
@@ -80,8 +81,15 @@ class RefereeState:
         requests: Sequence[MatchRequest],
         time_control: TimeControl,
         policy: FaultPolicy,
+        seat_key: bytes = b"",
     ) -> tuple[list[str], list[EntrantLink]]:
-        """Validate every request, then create all matches (or none) and start them."""
+        """Validate every request, then create all matches (or none) and start them.
+
+        ``seat_key`` keys the bots' seat seeds; empty means a fresh random key.
+        """
+        if len(seat_key) > 64:
+            raise ConfigError("seat_seed_key holds at most 64 bytes")
+        seat_key = seat_key or os.urandom(32)
         if not requests:
             raise ConfigError("no matches to create")
         variants = []
@@ -118,6 +126,7 @@ class RefereeState:
                 [links[e] for e in request.entrants],
                 time_control=time_control,
                 policy=policy,
+                seat_key=seat_key,
             )
             entry = MatchEntry(driver)
             self.matches[match_id] = entry

@@ -138,14 +138,16 @@ class FaultPolicy(_message.Message):
     def __init__(self, max_faults: _Optional[int] = ..., omit_events: _Optional[bool] = ...) -> None: ...
 
 class CreateMatchesRequest(_message.Message):
-    __slots__ = ("matches", "time_control", "fault_policy")
+    __slots__ = ("matches", "time_control", "fault_policy", "seat_seed_key")
     MATCHES_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     FAULT_POLICY_FIELD_NUMBER: _ClassVar[int]
+    SEAT_SEED_KEY_FIELD_NUMBER: _ClassVar[int]
     matches: _containers.RepeatedCompositeFieldContainer[MatchSpec]
     time_control: TimeControl
     fault_policy: FaultPolicy
-    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSpec, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., fault_policy: _Optional[_Union[FaultPolicy, _Mapping]] = ...) -> None: ...
+    seat_seed_key: bytes
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSpec, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., fault_policy: _Optional[_Union[FaultPolicy, _Mapping]] = ..., seat_seed_key: _Optional[bytes] = ...) -> None: ...
 
 class EntrantToken(_message.Message):
     __slots__ = ("entrant", "token", "seats")

@@ -27,7 +27,8 @@ if _version_not_supported:
 
 
 class RefereeStub:
-    """Missing associated documentation comment in .proto file."""
+    """Every call but Play needs the admin token as metadata: "authorization: Bearer <token>".
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -58,7 +59,8 @@ class RefereeStub:
 
 
 class RefereeServicer:
-    """Missing associated documentation comment in .proto file."""
+    """Every call but Play needs the admin token as metadata: "authorization: Bearer <token>".
+    """
 
     def Play(self, request_iterator, context):
         """A bot's connection: Hello first, then DecisionBatch answers to the referee's Updates,
@@ -121,7 +123,8 @@ def add_RefereeServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class Referee:
-    """Missing associated documentation comment in .proto file."""
+    """Every call but Play needs the admin token as metadata: "authorization: Bearer <token>".
+    """
 
     @staticmethod
     def Play(request_iterator,

@@ -12,6 +12,7 @@ from typing import Any
 from bot_sdk.arena import play_match
 from bot_sdk.bots.classic import RandomBot
 from bot_sdk.remote import RefereeClient, RemoteMatch, spawn_bot
+from bot_sdk.tournament import LOCAL_SEAT_KEY
 from referee.rules.core import Action
 from referee.rules.registry import make_variant
 from referee.rules.transcript import Transcript
@@ -122,7 +123,7 @@ def marks(decisions: Sequence[SeatDecision]) -> str:
 def random_digest(config: Mapping[str, Any], seed: int, players: int = 4) -> str:
     """The digest of a match of random bots played in this process: what the referee must match."""
     variant = make_variant("classic", {**config, "players": players})
-    return play_match(variant, [RandomBot] * players, seed).transcript.digest()
+    return play_match(variant, [RandomBot] * players, seed, seat_key=LOCAL_SEAT_KEY).transcript.digest()
 
 
 def read_log(path: Path) -> Iterator[referee_pb2.RefereeMessage]:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import grpc
+import pytest
 from refkit import ONE_HAND, Processes
 
-from bot_sdk.remote import MatchPlan, RefereeClient
+from bot_sdk.remote import MatchPlan, RefereeClient, RemoteError
+from sixnimmt.v1 import referee_pb2
 
 
 def wait_for(path: Path, timeout: float = 30) -> None:
@@ -47,3 +50,22 @@ def test_another_sets_token_is_refused_and_its_owner_plays_on(
     assert [(s.faults, s.defaulted) for s in other.seats] == [({}, 0)] * 4
     assert bots.wait("b-own") == 0
     assert bots.wait("a") == bots.wait("r") == 0
+
+
+def test_admin_calls_need_the_admin_token(referee: RefereeClient) -> None:
+    """A bot reaches the referee's socket, but cannot read results, watch matches or create any."""
+    (match_id,), _ = referee.create_matches("classic", ONE_HAND, [MatchPlan(("x",) * 4, 33)])
+    stranger = RefereeClient(referee.address, admin_token="guess")
+    try:
+        for call in (
+            lambda: stranger.result(match_id, wait=False),
+            lambda: stranger.create_matches("classic", ONE_HAND, [MatchPlan(("y",) * 4, 34)]),
+        ):
+            with pytest.raises(RemoteError, match="UNAUTHENTICATED"):
+                call()
+        with pytest.raises(grpc.RpcError) as watched:
+            list(stranger.stub.WatchMatch(referee_pb2.WatchMatchRequest(match_id=match_id), timeout=10))
+        assert watched.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    finally:
+        stranger.close()
+    assert referee.result(match_id, wait=False).match_id == match_id

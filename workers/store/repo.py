@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -164,6 +165,7 @@ class League:
     table_size: int
     deals: int
     entrants: tuple[BotVersion, ...]
+    seat_key: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +207,7 @@ def create_league(
                     format=format,
                     table_size=table_size,
                     deals=deals,
+                    seat_key=os.urandom(32),
                 )
                 .returning(leagues.c.id)
             ).scalar_one()
@@ -245,6 +248,7 @@ def find_league(engine: Engine, name: str) -> League:
         row.table_size,
         row.deals,
         tuple(_version(v, v.name) for v in versions),
+        bytes(row.seat_key),
     )
 
 

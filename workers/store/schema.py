@@ -79,6 +79,8 @@ leagues = Table(
     Column("format", String(20), nullable=False),
     Column("table_size", Integer, nullable=False),
     Column("deals", Integer, nullable=False),
+    # Secret key of the bots' seat seeds: bots replay exactly, and cannot search for the deal.
+    Column("seat_key", LargeBinary, nullable=False),
     _created(),
 )
 

@@ -53,6 +53,7 @@ def upgrade() -> None:
         sa.Column("format", sa.String(length=20), nullable=False),
         sa.Column("table_size", sa.Integer(), nullable=False),
         sa.Column("deals", sa.Integer(), nullable=False),
+        sa.Column("seat_key", sa.LargeBinary(), nullable=False),
         sa.Column(
             "created_at",
             sa.DateTime(timezone=True),
