@@ -39,6 +39,9 @@ binds back only the interpreter, the virtualenv and the project. Without a mount
 is impossible and, as root, :class:`Sandbox` refuses to start the bot rather than run it as
 root.
 
+A bot file named in the command line (``x.py``, ``x.py:Class``) is made absolute and its directory
+bound back if it is hidden; pass ``expose=`` for anything else the bot must read.
+
 The referee must listen on a Unix socket (``unix:/path``): the bot gets a hard link to it (or a
 bind mount) inside its private directory, and the socket file is made connectable by other
 users (``chmod o+rw``; its directory can stay ``0700``). A TCP referee is unreachable from a
@@ -80,6 +83,8 @@ SETUP_FAILED = 125
 """Exit status of a bot process whose sandbox could not be set up (the bot never ran)."""
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+SUN_PATH_MAX = 108
+"""Room for a Unix socket path (``sockaddr_un.sun_path``), its terminating NUL included."""
 KEPT_FROM_CALLER = ("SIXNIMMT_REFEREE", "SIXNIMMT_TOKEN")
 TMP_COVERS = ("/tmp", "/var/tmp", "/dev/shm")
 """World-writable directories replaced by a small private tmpfs when mounts are private."""
@@ -275,7 +280,10 @@ class Sandbox:
         probe = [sys.executable, "-c", "import os, sys; sys.stdout.write(str(os.getuid()))"]
         for level in candidates:
             try:
-                process = self._start(probe, {}, level, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                # Default limits: the probe asks what the kernel allows, not whether the limits are sane.
+                process = self._start(
+                    probe, {}, level, Limits(), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                )
             except SandboxError as exc:
                 notes.append(f"{_describe(level)}: {exc}")
                 continue
@@ -290,19 +298,26 @@ class Sandbox:
                 return level, tuple(notes)
             reason = err.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {process.returncode}"]
             notes.append(f"{_describe(level)}: {reason[0]}")
+        if root:
+            notes.append(
+                "as root, the bot runs as an unprivileged user, who must be able to read the interpreter "
+                f"({sys.executable} and {sys.base_prefix}): without private mounts, which can hide "
+                "what is around it, install Python and the project where other users can read them"
+            )
         raise SandboxError("no sandbox configuration can start Python here:\n" + "\n".join(notes))
 
     # -- launching ----------------------------------------------------------------------------
 
     def __call__(self, argv: list[str], env: dict[str, str]) -> SandboxedProcess:
         """Start ``argv`` sandboxed; of ``env`` only the referee address and token are kept."""
-        return self._start(argv, env, self.level(), stdout=self.stdout, stderr=self.stderr)
+        return self._start(argv, env, self.level(), self.limits, stdout=self.stdout, stderr=self.stderr)
 
     def _start(
         self,
         argv: list[str],
         env: Mapping[str, str],
         level: Level,
+        limits: Limits,
         *,
         stdout: int | IO[Any] | None,
         stderr: int | IO[Any] | None,
@@ -318,6 +333,7 @@ class Sandbox:
             if root:
                 for path in (directory, directory / "tmp"):
                     os.chown(path, uid, gid)
+            argv, bot_dirs = _bot_files(argv)
             environment = _environment(env, directory)
             binds: list[str] = []
             referee = environment.get("SIXNIMMT_REFEREE", "")
@@ -327,9 +343,9 @@ class Sandbox:
                 "uid": uid if root else None,
                 "gid": gid if root else None,
                 "workdir": str(directory),
-                "rlimits": self._rlimits(root),
+                "rlimits": _rlimits(limits, root),
                 "level": asdict(level),
-                **_mount_plan(level, root, [str(directory), *self.expose], self.hide, self.limits),
+                **_mount_plan(level, root, [str(directory), *self.expose, *bot_dirs], self.hide, limits),
                 "socket_binds": [[b, str(directory / "referee.sock")] for b in binds],
             }
             command = [sys.executable, "-I", "-S", "-B", str(Path(__file__).resolve()), json.dumps(config)]
@@ -349,16 +365,9 @@ class Sandbox:
             if lease:
                 lease.release()
             raise
-        process._attach(_Resources(directory, lease, process.pid, level.pid_ns, root))
+        process._attach(_Resources(directory, lease, process.pid, level.pid_ns))
         self._running.add(process)
         return process
-
-    def _rlimits(self, root: bool) -> dict[str, int]:
-        values = self.limits.rlimits()
-        if "RLIMIT_NPROC" in values and not root:
-            # The count covers every process of the user, not only the bot's.
-            values["RLIMIT_NPROC"] += _tasks_of(os.getuid())
-        return values
 
     # -- cleaning up --------------------------------------------------------------------------
 
@@ -398,6 +407,22 @@ class SandboxedProcess(subprocess.Popen[bytes]):
         self._resources = resources
         self._finalizer = weakref.finalize(self, resources.release)
 
+    def send_signal(self, sig: int) -> None:
+        """Signal the bot; SIGKILL (``kill()``) goes to the bot itself, past its monitor."""
+        if sig == signal.SIGKILL and self._resources is not None and self._resources.pid_ns:
+            # Killing the monitor first would orphan the bot to PID 1, which may never reap it;
+            # killed, the bot is reaped by its monitor, which then exits by SIGKILL as well.
+            self.poll()
+            if self.returncode is not None:
+                return
+            inside = _children(self.pid)
+            for pid in inside:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            if inside:
+                return
+        super().send_signal(sig)
+
     def wait(self, timeout: float | None = None) -> int:
         """Wait for the process, then remove its directory and release its user."""
         code = super().wait(timeout)
@@ -424,7 +449,6 @@ class _Resources:
     lease: _UidLease | None
     pid: int
     pid_ns: bool
-    root: bool
     released: bool = field(default=False)
 
     def release(self) -> None:
@@ -479,9 +503,35 @@ class _UidLease:
 # -- helpers of the launcher ------------------------------------------------------------------
 
 
+def _rlimits(limits: Limits, root: bool) -> dict[str, int]:
+    values = limits.rlimits()
+    if "RLIMIT_NPROC" in values and not root:
+        # The count covers every process of the user, not only the bot's.
+        values["RLIMIT_NPROC"] += _tasks_of(os.getuid())
+    return values
+
+
 def _describe(level: Level) -> str:
     parts = [name for name, value in asdict(level).items() if value]
     return "namespaces " + "+".join(parts) if parts else "no namespaces"
+
+
+def _bot_files(argv: list[str]) -> tuple[list[str], list[str]]:
+    """``argv`` with its bot file specs (``x.py``, ``x.py:Class``) absolute, and their directories.
+
+    The bot starts in its private directory, so a relative spec would not resolve; and the
+    directory must be bound back if it lies under a hidden directory or /tmp.
+    """
+    result, directories = [argv[0]], []
+    for arg in argv[1:]:
+        stem, sep, name = arg.partition(".py:")
+        path = stem + ".py" if sep else arg
+        if path.endswith(".py") and os.path.isfile(path):
+            absolute = os.path.realpath(path)
+            directories.append(os.path.dirname(absolute))
+            arg = absolute + (f":{name}" if sep else "")
+        result.append(arg)
+    return result, directories
 
 
 def _environment(env: Mapping[str, str], directory: Path) -> dict[str, str]:
@@ -547,7 +597,10 @@ def _expose_socket(address: str, directory: Path, level: Level, root: bool, bind
             return address
         target.touch(mode=0o666)
         binds.append(path)
-    return f"unix:{target}"
+    if len(os.fsencode(target)) < SUN_PATH_MAX:
+        return f"unix:{target}"
+    # Too long for a socket address: relative to the bot's working directory, where it starts.
+    return f"unix:{target.name}"
 
 
 def _needed_paths() -> list[str]:
@@ -655,6 +708,25 @@ def _processes_of(uid: int) -> list[int]:
             continue
         if str(uid) in fields.get("Uid", "").split()[:3]:
             found.append(int(name))
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid``."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(name))
+            except (OSError, ValueError, IndexError):
+                continue
     return found
 
 

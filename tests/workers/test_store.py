@@ -223,3 +223,11 @@ def test_ratings_are_replaced_as_a_whole(engine: Engine) -> None:
     repo.store_ratings(engine, league.id, [{"position": 0, **row}, {"position": 1, **row}])
     repo.store_ratings(engine, league.id, [{"position": 2, **row}])
     assert [r["position"] for r in repo.load_ratings(engine, league.id)] == [2]
+
+
+def test_a_new_sqlite_store_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    store = make_engine(f"sqlite:///{tmp_path / 'private' / 'store.db'}")
+    upgrade(store)
+    store.dispose()
+    for path in (tmp_path / "private").iterdir():
+        assert path.stat().st_mode & 0o077 == 0, path

@@ -7,6 +7,8 @@ instead of failing half-way. Production: PostgreSQL through psycopg 3.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
@@ -36,6 +38,7 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
     except ArgumentError as exc:
         raise StoreError(f"SIXNIMMT_DATABASE_URL is not a database URL: {url!r}") from exc
     if parsed.get_backend_name() == "sqlite":
+        _private_file(parsed.database)
         engine = create_engine(url, connect_args={"timeout": 30}, **kwargs)
 
         @event.listens_for(engine, "connect")
@@ -54,6 +57,17 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
 
         return engine
     return create_engine(url, pool_pre_ping=True, **kwargs)
+
+
+def _private_file(database: str | None) -> None:
+    """Create the SQLite file readable by its owner only (its -wal and -shm files copy the mode):
+    sandboxed bots run as other users and must not read the store."""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database)
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
 
 
 def describe(engine: Engine) -> str:

@@ -1,0 +1,161 @@
+"""A misbehaving "bot" for the sandbox tests: ``probe.py ACTION [ARGS]`` prints what happened as JSON.
+
+Actions: ``cpu`` (spin, printing CPU seconds used), ``memory SMALL_MB BIG_MB``, ``write MB``,
+``fork``, ``whereami``, ``env``, ``read PATH...``, ``connect HOST:PORT...``, ``referee``,
+``daemon``, ``sleep``.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import socket
+import sys
+import tempfile
+import time
+
+
+def say(value: object) -> None:
+    print(json.dumps(value), flush=True)
+
+
+def error_name(exc: OSError) -> str:
+    return errno.errorcode.get(exc.errno or 0, str(exc.errno))
+
+
+def cpu() -> None:
+    step = 0.05
+    while True:  # killed by RLIMIT_CPU
+        used = time.process_time()
+        while time.process_time() - used < step:
+            pass
+        say(time.process_time())
+
+
+def memory(small_mb: str, big_mb: str) -> None:
+    result: dict[str, str] = {}
+    for label, mb in (("small", small_mb), ("big", big_mb)):
+        try:
+            block = bytearray(int(mb) << 20)
+            block[-1] = 1
+            result[label] = "ok"
+            del block
+        except MemoryError:
+            result[label] = "MemoryError"
+    say(result)
+
+
+def write(mb: str) -> None:
+    limit = int(mb) << 20
+    with open("big.bin", "wb", buffering=0) as f:
+        f.write(b"x" * limit)
+        try:
+            f.write(b"x")
+            outcome = "ok"
+        except OSError as exc:
+            outcome = error_name(exc)
+    say({"size": os.path.getsize("big.bin"), "past_limit": outcome})
+
+
+def fork() -> None:
+    read_end, write_end = os.pipe()
+    children = []
+    outcome = "no limit hit"
+    for _ in range(1000):
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            outcome = error_name(exc)
+            break
+        if pid == 0:
+            os.close(write_end)
+            os.read(read_end, 1)  # wait until the parent lets go
+            os._exit(0)
+        children.append(pid)
+    os.close(write_end)
+    for pid in children:
+        os.waitpid(pid, 0)
+    say({"forked": len(children), "then": outcome})
+
+
+def whereami() -> None:
+    with open("mine.txt", "w") as f:
+        f.write("hello")
+    say(
+        {
+            "cwd": os.getcwd(),
+            "home": os.environ.get("HOME"),
+            "tmpdir": os.environ.get("TMPDIR"),
+            "gettempdir": tempfile.gettempdir(),
+            "listing": sorted(os.listdir(".")),
+            "uid": os.getuid(),
+            "pid": os.getpid(),
+            "tmp": sorted(os.listdir("/tmp")),
+        }
+    )
+
+
+def env() -> None:
+    say(dict(os.environ))
+
+
+def read(*paths: str) -> None:
+    result = {}
+    for path in paths:
+        try:
+            with open(path) as f:
+                result[path] = f.read()
+        except OSError as exc:
+            result[path] = type(exc).__name__
+    say(result)
+
+
+def connect(*targets: str) -> None:
+    result = {}
+    for target in targets:
+        host, port = target.rsplit(":", 1)
+        try:
+            with socket.create_connection((host, int(port)), timeout=2):
+                result[target] = "connected"
+        except OSError as exc:
+            result[target] = error_name(exc) if exc.errno else type(exc).__name__
+    say(result)
+
+
+def referee() -> None:
+    """Connect to the Unix socket of $SIXNIMMT_REFEREE and say hello."""
+    address = os.environ["SIXNIMMT_REFEREE"].removeprefix("unix:")
+    try:
+        with socket.socket(socket.AF_UNIX) as conn:
+            conn.settimeout(5)
+            conn.connect(address)
+            conn.sendall(b"hello")
+            outcome = "connected"
+    except OSError as exc:
+        outcome = error_name(exc) if exc.errno else type(exc).__name__
+    say({"address": address, "outcome": outcome})
+
+
+def daemon() -> None:
+    """Leave a detached grandchild behind, which the sandbox must not let live on."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            time.sleep(60)
+            os._exit(0)
+        os._exit(0)
+    time.sleep(0.2)
+    say({"uid": os.getuid()})
+
+
+def sleep() -> None:
+    say("sleeping")
+    time.sleep(60)
+
+
+if __name__ == "__main__":
+    action, *args = sys.argv[1:]
+    globals()[action](*args)
