@@ -12,9 +12,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,server]'
 	touch $(STAMP)
 
-## The main job: a small round-robin of the example and reference bots, standings printed.
+## The main job: a league of the example and reference bots on the embedded defaults (SQLite in
+## the working directory, a local process pool), every bot its own sandboxed process over gRPC.
+LEAGUE_BOTS ?= examples/cautious_bot.py,random,lowest,highest,heuristic,mc
 run: $(STAMP)
-	$(BIN)/sixnimmt arena --bots examples/cautious_bot.py,random,lowest,highest,heuristic,mc --deals 2
+	@name=demo-$$(date +%Y%m%d-%H%M%S); \
+	$(BIN)/sixnimmt league create $$name --bots $(LEAGUE_BOTS) --deals 2 && \
+	$(BIN)/sixnimmt league run $$name --local
 
 ## The whole suite: lint first, then every test (statistical and golden ones included).
 test: lint
