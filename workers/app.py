@@ -16,7 +16,10 @@ def make_app() -> Celery:
     """Build the app from the settings."""
     settings = load_settings()
     broker = settings.broker_url or "redis://127.0.0.1:6379/0"
-    app = Celery("sixnimmt", broker=broker, include=["workers.tasks"])
+    # Every task's runs, retries and durations are counted and logged by one base class.
+    app = Celery(
+        "sixnimmt", broker=broker, include=["workers.tasks"], task_cls="workers.metrics:ObservedTask"
+    )
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
@@ -25,6 +28,11 @@ def make_app() -> Celery:
         broker_connection_retry_on_startup=True,
         broker_transport_options={
             "visibility_timeout": settings.visibility_timeout_s,
+            # Redis looks for blocks of dead workers every interval x throttle seconds (kombu's
+            # default: 10 x 10 s); sweep often enough that the visibility timeout is what bounds
+            # how long a dead worker's block waits.
+            "unacked_restore_interval": max(1, min(10, settings.visibility_timeout_s // 10)),
+            "unacked_restore_throttle": 1,
         },
         task_default_queue="sixnimmt-blocks",
     )

@@ -69,6 +69,11 @@ def register(sub: Any) -> None:
     p = sub.add_parser("worker", help="run a Celery worker that plays league blocks")
     p.add_argument("--concurrency", type=int, default=0, help="worker processes (default: cores)")
     p.add_argument("--loglevel", default="INFO")
+    p.add_argument(
+        "--metrics-port",
+        type=int,
+        help="serve Prometheus /metrics on this port, 0: off (default: $SIXNIMMT_WORKER_METRICS_PORT, 9465)",
+    )
     p.set_defaults(func=cmd_worker)
 
     bots = botcli.BOT_COMMANDS
@@ -91,16 +96,18 @@ def _guard(command: Any) -> Any:
     def run(args: argparse.Namespace) -> int:
         from workers.artifacts import SubmissionError
         from workers.planning import PlanError
-        from workers.store.engine import StoreError, describe
+        from workers.store.engine import StoreError, describe, make_engine
         from workers.store.repo import ConflictError, NotFoundError
 
         engine = None
         try:
-            engine = _engine()
+            engine = make_engine()
+            _migrate(engine)
             return int(command(args, engine) or 0)
         except OperationalError as exc:
             where = describe(engine) if engine is not None else "the store"
-            print(f"sixnimmt: error: cannot reach {where}: {exc.orig}", file=sys.stderr)
+            reason = " ".join(str(exc.orig).split())  # the driver's message spans lines
+            print(f"sixnimmt: error: cannot reach {where}: {reason}", file=sys.stderr)
             return 2
         except (
             NotFoundError,
@@ -120,14 +127,11 @@ def _guard(command: Any) -> Any:
     return run
 
 
-def _engine() -> Any:
-    from workers.store.engine import make_engine
+def _migrate(engine: Any) -> None:
     from workers.store.migrate import is_current, upgrade
 
-    engine = make_engine()
     if not is_current(engine):
         upgrade(engine)
-    return engine
 
 
 def _bar(total: int, unit: str, quiet: bool) -> Any:
@@ -328,10 +332,37 @@ def cmd_bot_list(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    port = load_settings().worker_metrics_port if args.metrics_port is None else args.metrics_port
+    if port:
+        _multiprocess_metrics()  # before the app's import brings in prometheus_client
     from workers.app import app
 
+    if port:
+        from workers import metrics
+
+        metrics.start_exporter(port, app.conf.broker_url, [app.conf.task_default_queue])
     argv = ["worker", f"--loglevel={args.loglevel}", "--pool=prefork"]
     if args.concurrency:
         argv.append(f"--concurrency={args.concurrency}")
     app.worker_main(argv)
     return 0
+
+
+def _multiprocess_metrics() -> None:
+    """Give every process of this worker an empty ``PROMETHEUS_MULTIPROC_DIR`` (see workers.metrics)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        for stale in Path(directory).glob("*.db"):  # a previous run's samples
+            stale.unlink()
+    else:
+        directory = tempfile.mkdtemp(prefix="sixnimmt-metrics-")
+        atexit.register(shutil.rmtree, directory, True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = directory
+    values = sys.modules.get("prometheus_client.values")
+    if values is not None:  # another command group imported it already: metrics made from now on count
+        values.ValueClass = values.get_value_class()

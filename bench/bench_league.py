@@ -1,0 +1,334 @@
+"""Leagues end to end: four random bots, one-hand games, every bot a sandboxed process.
+
+``league.local.hands_per_s``
+    A league played by ``workers.league.run_local`` (the local process pool, one process per
+    core) on SQLite in a temporary directory. Hands per second from two league sizes: the
+    difference in hands over the difference in wall time, so creating the pool and the
+    league cancels out. Every block still pays its own costs (a referee, four bot processes,
+    claiming, storing): those are part of a league's throughput.
+``league.celery.hands_per_s``
+    The same leagues through Redis and two real ``celery worker`` processes (concurrency 1
+    each) on PostgreSQL, queued and awaited by ``workers.league.run_celery``; same method.
+``league.block_overhead_ms``
+    What a block costs besides playing it: scheduling, claiming and storing. The sum of
+
+    * ``league.block_dispatch_ms``: from ``play_block.apply_async`` in the caller to the block's
+      claim in the store (``blocks.claimed_at``) by an idle Celery worker: the broker round
+      trip, the worker taking the task, and the claim (median over blocks sent one at a time);
+    * ``league.block_claim_store_ms``: the rest of ``workers.execute.play_block`` that is not
+      play, on PostgreSQL: the claim transaction, reading the league, fetching and unpacking the
+      four bots' artifacts into a fresh temporary directory (and removing it afterwards), and the
+      one transaction that stores the block's four matches (seat results and transcripts).
+      Measured as the wall time of ``play_block`` minus the time spent inside its referee
+      context (starting the referee, the sandboxed bots, the games and stopping them); median
+      over blocks.
+
+Needs PostgreSQL at ``SIXNIMMT_BENCH_PG`` (default ``postgresql://postgres@127.0.0.1:5432/postgres``,
+where a database ``sixnimmt_bench_<pid>`` is created and dropped) and Redis at
+``SIXNIMMT_BENCH_REDIS`` (default ``redis://127.0.0.1:6379``; a numbered database is borrowed
+under the same lock files as the tests', flushed before and after). Without them the local
+figure is still reported and the module fails with the reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from sqlalchemy.engine import make_url
+
+PROJECT = Path(__file__).resolve().parents[1]
+BOTS = ["random", "random", "random", "random"]
+CONFIG = {"hands": 1, "target": None}
+TABLE = 4
+REDIS_DBS = range(15, 0, -1)
+
+
+def _league(engine: Any, name: str, deals: int) -> Any:
+    from workers import league as leagues
+
+    return leagues.create(engine, name, BOTS, config=CONFIG, table_size=TABLE, deals=deals, seed=deals)
+
+
+def _hands(league: Any) -> int:
+    return league.deals * TABLE * int(CONFIG["hands"])  # one table of four: four rotations a deal
+
+
+def local_hands_per_s(sizes: tuple[int, int]) -> float:
+    """``run_local`` on SQLite: (hands₂ − hands₁) / (t₂ − t₁) for leagues of ``sizes`` deals."""
+    from workers import league as leagues
+    from workers.store.engine import make_engine
+    from workers.store.migrate import upgrade
+
+    with tempfile.TemporaryDirectory(prefix="sixnimmt-bench-") as tmp:
+        engine = make_engine(f"sqlite:///{tmp}/league.db")
+        try:
+            upgrade(engine)
+            times, hands = [], []
+            for deals in sizes:
+                league = _league(engine, f"local{deals}", deals)
+                start = time.perf_counter()
+                counts = leagues.run_local(engine, league, processes=os.cpu_count() or 1)
+                times.append(time.perf_counter() - start)
+                assert counts == {"stored": deals}, counts
+                hands.append(_hands(league))
+        finally:
+            engine.dispose()
+    return (hands[1] - hands[0]) / (times[1] - times[0])
+
+
+# -- services -------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _postgres_database() -> Iterator[str]:
+    import psycopg
+
+    admin = os.environ.get("SIXNIMMT_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+    name = f"sixnimmt_bench_{os.getpid()}"
+    with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = make_url(admin.replace("postgresql://", "postgresql+psycopg://", 1)).set(database=name)
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
+def _redis_database() -> Iterator[str]:
+    """A numbered Redis database nobody else uses (the tests' lock files), flushed around use."""
+    import redis
+
+    base = os.environ.get("SIXNIMMT_BENCH_REDIS", "redis://127.0.0.1:6379").rstrip("/")
+    for db in REDIS_DBS:
+        handle: IO[str] = open(Path(tempfile.gettempdir()) / f"sixnimmt-test-redis-{db}.lock", "w")  # noqa: SIM115
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            continue
+        url = f"{base}/{db}"
+        client = redis.Redis.from_url(url)
+        try:
+            client.flushdb()
+            yield url
+        finally:
+            client.flushdb()
+            client.close()
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
+        return
+    raise RuntimeError("every Redis database is in use")
+
+
+def _descendants(pid: int) -> list[int]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            tree.setdefault(ppid, []).append(int(entry))
+    out, todo = [], list(tree.get(pid, []))
+    while todo:
+        child = todo.pop()
+        out.append(child)
+        todo.extend(tree.get(child, []))
+    return out
+
+
+@contextlib.contextmanager
+def _workers(count: int, database_url: str, broker_url: str, logs: Path) -> Iterator[list[Any]]:
+    """``count`` real ``celery worker`` processes, concurrency 1 each; stopped on exit."""
+    env = {**os.environ, "SIXNIMMT_DATABASE_URL": database_url, "SIXNIMMT_BROKER_URL": broker_url}
+    processes = []
+    handles: list[IO[str]] = []
+    try:
+        for i in range(count):
+            log = logs / f"worker{i}.log"
+            handles.append(log.open("w"))
+            processes.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "celery",
+                        "-A",
+                        "workers.app",
+                        "worker",
+                        "--pool=prefork",
+                        "--concurrency=1",
+                        f"--hostname=bench{i}-{os.getpid()}@%h",
+                        "--loglevel=INFO",
+                        "--without-gossip",
+                        "--without-mingle",
+                        "--without-heartbeat",
+                    ],
+                    cwd=PROJECT,
+                    env=env,
+                    stdout=handles[-1],
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+            )
+        deadline = time.monotonic() + 60
+        for i, process in enumerate(processes):
+            log = logs / f"worker{i}.log"
+            while " ready." not in log.read_text(errors="replace"):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"celery worker {i} did not start:\n{log.read_text()[-2000:]}")
+                time.sleep(0.1)
+        yield processes
+    finally:
+        for process in processes:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                for pid in [process.pid, *_descendants(process.pid)]:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                process.wait(10)
+        for handle in handles:
+            handle.close()
+
+
+@contextlib.contextmanager
+def _app_on(broker_url: str) -> Iterator[Any]:
+    """``workers.app.app`` sending to ``broker_url`` (it reads the broker when first imported)."""
+    previous = os.environ.get("SIXNIMMT_BROKER_URL")
+    os.environ["SIXNIMMT_BROKER_URL"] = broker_url
+    from workers.app import app
+
+    old = app.conf.broker_url
+    app.conf.broker_url = broker_url
+    try:
+        yield app
+    finally:
+        app.conf.broker_url = old
+        app.close()
+        if previous is None:
+            os.environ.pop("SIXNIMMT_BROKER_URL", None)
+        else:
+            os.environ["SIXNIMMT_BROKER_URL"] = previous
+
+
+def celery_hands_per_s(engine: Any, sizes: tuple[int, int]) -> float:
+    """``run_celery`` with the workers running: (hands₂ − hands₁) / (t₂ − t₁)."""
+    from workers import league as leagues
+
+    times, hands = [], []
+    for deals in sizes:
+        league = _league(engine, f"celery{deals}", deals)
+        start = time.perf_counter()
+        leagues.run_celery(engine, league, poll_s=0.02, timeout_s=600)
+        times.append(time.perf_counter() - start)
+        hands.append(_hands(league))
+    return (hands[1] - hands[0]) / (times[1] - times[0])
+
+
+def dispatch_ms(engine: Any, blocks: int) -> float:
+    """Median time from ``apply_async`` to the claim in the store, one block at a time, idle workers."""
+    from sqlalchemy import select
+
+    from workers.store import repo
+    from workers.store.schema import blocks as blocks_table
+    from workers.tasks import play_block
+
+    league = _league(engine, "dispatch", blocks)
+    delays = []
+    for block in repo.blocks_of(engine, league.id):
+        sent = dt.datetime.now(dt.UTC)
+        play_block.delay(block.id)
+        deadline = time.monotonic() + 120
+        while repo.get_block(engine, block.id).status != "done":
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"block {block.id} was not stored")
+            time.sleep(0.02)
+        with engine.connect() as conn:
+            claimed = conn.execute(
+                select(blocks_table.c.claimed_at).where(blocks_table.c.id == block.id)
+            ).scalar_one()
+        delays.append((claimed - sent).total_seconds() * 1000)
+    return statistics.median(delays)
+
+
+def claim_store_ms(engine: Any, blocks: int) -> float:
+    """Median of ``play_block`` wall time minus the time inside its referee context, in process."""
+    from workers import execute
+    from workers.store import repo
+
+    league = _league(engine, "inprocess", blocks)
+    inside: list[float] = []
+    real = execute.referee_in_thread
+
+    @contextlib.contextmanager
+    def timed(directory: Path) -> Iterator[Any]:
+        start = time.perf_counter()
+        try:
+            with real(directory) as client:
+                yield client
+        finally:
+            inside.append(time.perf_counter() - start)
+
+    overheads = []
+    execute.referee_in_thread = timed  # type: ignore[assignment]
+    try:
+        for block in repo.blocks_of(engine, league.id):
+            start = time.perf_counter()
+            outcome = execute.play_block(engine, block.id)
+            total = time.perf_counter() - start
+            assert outcome.status == "stored", outcome
+            overheads.append((total - inside[-1]) * 1000)
+    finally:
+        execute.referee_in_thread = real  # type: ignore[assignment]
+    return statistics.median(overheads)
+
+
+def run(quick: bool) -> Iterator[dict[str, Any]]:
+    local_sizes = (2, 6) if quick else (4, 24)
+    celery_sizes = (2, 6) if quick else (4, 24)
+    samples = 3 if quick else 10
+    local = local_hands_per_s(local_sizes)
+    yield {"name": "league.local.hands_per_s", "value": round(local, 2), "unit": "hands/s"}
+
+    from workers.store.engine import make_engine
+    from workers.store.migrate import upgrade
+
+    logs = Path(tempfile.mkdtemp(prefix="sixnimmt-bench-workers-"))
+    try:
+        with _postgres_database() as url, _redis_database() as broker:
+            engine = make_engine(url)
+            try:
+                upgrade(engine)
+                with _app_on(broker), _workers(2, url, broker, logs):
+                    celery = celery_hands_per_s(engine, celery_sizes)
+                    yield {"name": "league.celery.hands_per_s", "value": round(celery, 2), "unit": "hands/s"}
+                    dispatch = dispatch_ms(engine, samples)
+                claim_store = claim_store_ms(engine, samples)
+            finally:
+                engine.dispose()
+        yield {"name": "league.block_overhead_ms", "value": round(dispatch + claim_store, 1), "unit": "ms"}
+        yield {"name": "league.block_dispatch_ms", "value": round(dispatch, 1), "unit": "ms"}
+        yield {"name": "league.block_claim_store_ms", "value": round(claim_store, 1), "unit": "ms"}
+    finally:
+        shutil.rmtree(logs, ignore_errors=True)

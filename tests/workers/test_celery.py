@@ -1,0 +1,202 @@
+"""Blocks played by real ``celery worker`` processes on Redis and PostgreSQL: exactly once, whatever happens.
+
+* a worker killed with SIGKILL (main process, pool process, referee thread, bots) in the middle of a
+  block: Redis hands the unacknowledged block to the next worker after the visibility timeout, and
+  the block is stored once, with the standings of a run where nothing went wrong;
+* the same block delivered twice, at once and after it was stored: stored once.
+
+No mocks: PostgreSQL at 127.0.0.1:5432 (a fresh database per test), Redis at 127.0.0.1:6379 (a DB
+of the test's own), workers started as ``python -m celery -A workers.app worker`` with the bots in
+the sandbox, as in production.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from workers import league as leagues
+from workers.store import repo
+from workers.store.engine import make_engine
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("celery-services")]
+
+BOTS = ["random", "heuristic", "lowest", "highest"]
+TABLE = 4
+VISIBILITY_S = 10
+"""Short, so a killed worker's block comes back quickly; longer than a block takes to play."""
+
+
+@pytest.fixture
+def engine(pg_url: str) -> Iterator[Any]:
+    engine = make_engine(pg_url)
+    yield engine
+    engine.dispose()
+
+
+def _league(engine: Any, name: str, *, hands: int, deals: int, seed: int) -> repo.League:
+    return leagues.create(
+        engine, name, BOTS, config={"hands": hands, "target": None}, table_size=TABLE, deals=deals, seed=seed
+    )
+
+
+def _same_league(engine: Any, league: repo.League, name: str) -> repo.League:
+    """Another league that plays exactly as ``league`` does: its seed, config and seat-seed key."""
+    from sqlalchemy import update
+
+    from workers.store.schema import leagues as leagues_table
+
+    config = {k: v for k, v in league.config.items() if k != "players"}
+    twin = leagues.create(
+        engine, name, BOTS, config=config, table_size=TABLE, deals=league.deals, seed=league.seed
+    )
+    with engine.begin() as conn:
+        conn.execute(
+            update(leagues_table).where(leagues_table.c.id == twin.id).values(seat_key=league.seat_key)
+        )
+    return repo.find_league(engine, name)
+
+
+def _done(engine: Any, league: repo.League) -> bool:
+    return all(b.status == "done" for b in repo.blocks_of(engine, league.id))
+
+
+def _running_with_bots(engine: Any, worker: Any, block_id: int) -> bool:
+    """The block is claimed (``running``) in the store and its four bots are up under the worker."""
+    block = repo.get_block(engine, block_id)
+    if block.status == "done":
+        raise AssertionError("the block finished before the worker could be killed; make blocks longer")
+    return block.status == "running" and len(worker.bot_processes()) >= TABLE
+
+
+def _bots_up_for(worker: Any, seconds: float) -> bool:
+    """The worker's bots have all been running for ``seconds`` (from /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    bots = worker.bot_processes()
+    try:
+        with open("/proc/uptime") as f:
+            now = float(f.read().split()[0])
+        starts = []
+        for pid in bots:
+            with open(f"/proc/{pid}/stat") as f:
+                starts.append(int(f.read().rsplit(")", 1)[1].split()[19]) / ticks)
+    except OSError:  # a bot that just ended
+        return False
+    return len(starts) >= TABLE and all(now - start > seconds for start in starts)
+
+
+def test_killed_worker_block_is_redelivered_and_stored_once(
+    exclusive_machine: None,
+    engine: Any,
+    redis_url: str,
+    pg_url: str,
+    broker: Any,
+    celery_workers: Callable[..., Any],
+    store: Any,
+) -> None:
+    env = {"SIXNIMMT_VISIBILITY_TIMEOUT_S": str(VISIBILITY_S)}
+    league = _league(engine, "killed", hands=5, deals=3, seed=42)
+    first, *rest = repo.blocks_of(engine, league.id)
+
+    worker = celery_workers("doomed", database_url=pg_url, broker_url=redis_url, env=env)
+    sent_at = time.monotonic()
+    task = broker.send(first.id)
+    store.wait(lambda: _running_with_bots(engine, worker, first.id), 60, "the block to be played", 0.02)
+    # In the middle of the block: let the bots get into their games (the block takes seconds).
+    store.wait(lambda: _bots_up_for(worker, 0.5), 10, "the bots to be playing", 0.02)
+    assert repo.get_block(engine, first.id).status == "running"
+    bots = worker.bot_processes()
+    killed = worker.kill()
+    # The main process, its pool process and the bots (with their sandbox monitors) all die.
+    assert {worker.pid, *bots} <= set(killed) and len(killed) >= 2 + TABLE, (killed, bots)
+    store.wait(lambda: all(_zombie(p) or not _exists(p) for p in killed), 10, "the killed processes to die")
+    # The store still says running: nothing of the block was written.
+    facts = store.facts(engine, league.id)
+    assert facts["blocks"][first.number] == ("running", 1)
+    assert facts["matches"] == {}
+
+    # The rest of the league goes to the queue; a new worker takes it and, once the visibility
+    # timeout is over, the killed worker's block too.
+    for block in rest:
+        broker.send(block.id)
+    successor = celery_workers("successor", database_url=pg_url, broker_url=redis_url, env=env)
+    store.wait(lambda: _done(engine, league), 120, "every block of the league to be stored", 0.2)
+    assert time.monotonic() - sent_at >= VISIBILITY_S, "redelivered before the visibility timeout"
+
+    facts = store.facts(engine, league.id)
+    store.assert_once(facts, table_size=TABLE)
+    assert facts["blocks"][first.number][1] >= 2, "the killed block was played again"
+    for block in rest:
+        assert facts["blocks"][block.number][1] >= 1
+
+    # A clean run of the same league (same seed, same secret seat key) gives the same games and
+    # the same standings.
+    clean = _same_league(engine, league, "clean")
+    for block in repo.blocks_of(engine, clean.id):
+        broker.send(block.id)
+    store.wait(lambda: _done(engine, clean), 120, "the clean league to be stored", 0.2)
+    clean_facts = store.facts(engine, clean.id)
+    store.assert_once(clean_facts, table_size=TABLE)
+    assert facts["digests"] == clean_facts["digests"]
+    killed_rows = leagues.standings(engine, repo.find_league(engine, "killed"))
+    clean_rows = leagues.standings(engine, repo.find_league(engine, "clean"))
+    assert killed_rows == clean_rows
+    # The new worker got the very task the killed one had taken.
+    assert successor.task_outcomes()[task] == ["succeeded: 'stored'"]
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def test_duplicated_delivery_stores_nothing_twice(
+    engine: Any, redis_url: str, pg_url: str, broker: Any, celery_workers: Callable[..., Any], store: Any
+) -> None:
+    league = _league(engine, "twice", hands=2, deals=2, seed=7)
+    a, b = repo.blocks_of(engine, league.id)
+    # Two pool processes, so both copies of a block can be played at the same time.
+    worker = celery_workers("dup", database_url=pg_url, broker_url=redis_url, concurrency=2)
+
+    # The same block twice at once: both copies claim and play it, one stores, the other finds
+    # it stored when it comes to write.
+    at_once = [broker.send(a.id), broker.send(a.id)]
+    store.wait(lambda: all(t in worker.task_outcomes() for t in at_once), 120, "both copies to finish", 0.2)
+    outcomes = worker.task_outcomes()
+    results = sorted(outcomes[t][-1] for t in at_once)
+    # A copy that claimed the block before it was stored played it (attempts 2) and lost the race
+    # to write; one that came after found it stored and did nothing (attempts 1).
+    attempts = repo.get_block(engine, a.id).attempts
+    if attempts == 2:
+        assert results == ["succeeded: 'raced'", "succeeded: 'stored'"], outcomes
+    else:
+        assert (attempts, results) == (1, ["succeeded: 'done already'", "succeeded: 'stored'"]), outcomes
+
+    # Once more after it was stored, and the other block twice in a row.
+    later = [broker.send(a.id), broker.send(b.id), broker.send(b.id)]
+    store.wait(
+        lambda: all(t in worker.task_outcomes() for t in later), 120, "the later copies to finish", 0.2
+    )
+    outcomes = worker.task_outcomes()
+    assert outcomes[later[0]] == ["succeeded: 'done already'"]
+    assert sorted(outcomes[t][-1] for t in later[1:]).count("succeeded: 'stored'") == 1
+
+    facts = store.facts(engine, league.id)
+    store.assert_once(facts, table_size=TABLE)
+    assert facts["blocks"][a.number] == ("done", attempts), "the later copy claimed nothing"
+    assert repo.league_counts(engine, league.id)["matches"] == 2 * TABLE
