@@ -186,7 +186,13 @@ def local_referee(env: Mapping[str, str] | None = None) -> Iterator[RefereeClien
             ),
             stdout=log,
             stderr=subprocess.STDOUT,
-            env={**os.environ, **(env or {}), "SIXNIMMT_ADMIN_TOKEN": admin_token},
+            # A private referee: no metrics port of its own (parallel ones would clash over it).
+            env={
+                **os.environ,
+                "SIXNIMMT_REFEREE_METRICS_PORT": "0",
+                **(env or {}),
+                "SIXNIMMT_ADMIN_TOKEN": admin_token,
+            },
         )
         client = RefereeClient(socket, admin_token=admin_token)
         try:

@@ -37,6 +37,9 @@ class Settings:
     max_faults: int = _setting(25, "a seat with more faults than this forfeits the rest of the match")
     max_message_bytes: int = _setting(1 << 20, "largest message the referee accepts from a bot")
     keep_results: int = _setting(10_000, "finished matches the referee keeps for GetResult and WatchMatch")
+    referee_metrics_port: int = _setting(
+        9464, "port of `sixnimmt referee serve`'s Prometheus /metrics endpoint (0: no endpoint)"
+    )
     database_url: str = _setting(
         "sqlite:///sixnimmt.db", "league store (SQLAlchemy URL); postgresql://… in production"
     )
@@ -45,6 +48,9 @@ class Settings:
         3600, "seconds before Redis hands a block whose worker died (unacknowledged) to another worker"
     )
     workers: int = _setting(0, "local pool size for `league run` without a broker (0: one per core)")
+    worker_metrics_port: int = _setting(
+        9465, "port of `sixnimmt worker`'s Prometheus /metrics endpoint, for all its pool processes (0: none)"
+    )
     bot_max_bytes: int = _setting(5 << 20, "largest bot submission (a file, or a directory's files together)")
     sandbox_cpu_s: int = _setting(600, "CPU seconds a bot process may use in one block")
     sandbox_memory_mb: int = _setting(1024, "address space a bot process may use")

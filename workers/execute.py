@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from sqlalchemy import Engine
 from bot_sdk.remote import MatchPlan, RemoteMatch, play_remote
 from bot_sdk.tournament import Block
 from referee.settings import load as load_settings
+from workers import metrics
 from workers.artifacts import bot_spec, unpack
 from workers.referee_thread import referee_in_thread
 from workers.store import repo
@@ -56,8 +58,11 @@ def play_block(
     Every bot runs in the sandbox (:mod:`workers.sandbox`); ``sandbox=False`` is for tests of
     the rest of the machinery only.
     """
-    block = repo.claim_block(engine, block_id, worker or worker_name())
+    started = time.monotonic()
+    with metrics.STORE_WRITE_SECONDS.labels("claim_block").time():
+        block = repo.claim_block(engine, block_id, worker or worker_name())
     if block is None:
+        metrics.block_ended("", "skipped")
         return BlockOutcome(block_id, "done already")
     league = repo.league_by_id(engine, block.league_id)
     plan = Block(block.number, block.entrants, block.seed)
@@ -74,8 +79,8 @@ def play_block(
                 specs[_name(position)] = bot_spec(directory, version.entry_point)
             seatings = plan.seatings()
             plans = [MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in seatings]
-            extra: dict[str, Any] = {"launch": sandbox_for(root)} if sandbox else {}
-            with referee_in_thread(root) as client:
+            launch = sandbox_for(root) if sandbox else None
+            with metrics.counting_bots(launch) as counted, referee_in_thread(root) as client:
                 run = play_remote(
                     specs,
                     plans,
@@ -83,21 +88,25 @@ def play_block(
                     config=league.config,
                     client=client,
                     seat_key=league.seat_key,
-                    **extra,
+                    launch=counted,
                 )
     except repo.NotFoundError:
         raise
     except Exception as exc:
+        metrics.block_ended(league.variant, "failed", started)
         repo.fail_block(engine, block_id, f"{type(exc).__name__}: {exc}")
         raise
     played = []
     for rotation, (seating, match) in enumerate(zip(seatings, run.matches, strict=True)):
         if match.status != "finished":
             error = f"match {rotation} {match.status}: {match.error}"
+            metrics.block_ended(league.variant, "failed", started)
             repo.fail_block(engine, block_id, error)
             raise BlockError(error)
         played.append(_record(rotation, block.seed, seating, match, league))
-    stored = repo.record_block(engine, block_id, played)
+    with metrics.STORE_WRITE_SECONDS.labels("record_block").time():
+        stored = repo.record_block(engine, block_id, played)
+    metrics.block_ended(league.variant, "stored" if stored else "raced", started)
     return BlockOutcome(block_id, "stored" if stored else "raced", len(played))
 
 

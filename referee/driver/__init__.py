@@ -1,7 +1,7 @@
 """The match driver: time control, bot faults, default actions and links to bot connections."""
 
 from referee.driver.links import Defaulted, EntrantLink, FaultKind, GameInfo, Outbox, Request, SeatStats, Step
-from referee.driver.match import FaultPolicy, MatchDriver, MatchReport, TimeControl
+from referee.driver.match import FaultPolicy, MatchDriver, MatchObserver, MatchReport, TimeControl
 
 __all__ = [
     "Defaulted",
@@ -10,6 +10,7 @@ __all__ = [
     "FaultPolicy",
     "GameInfo",
     "MatchDriver",
+    "MatchObserver",
     "MatchReport",
     "Outbox",
     "Request",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -45,10 +45,14 @@ class SeatStats:
     bank_seconds: float = 0.0
     forfeited: bool = False
     finished: bool = False
+    on_fault: Callable[[FaultKind], None] | None = field(default=None, repr=False, compare=False)
+    """Told of every fault as it is counted (the driver reports faults to its observer)."""
 
     def fault(self, kind: FaultKind) -> None:
         """Count one fault."""
         self.faults[kind] = self.faults.get(kind, 0) + 1
+        if self.on_fault is not None:
+            self.on_fault(kind)
 
     @property
     def total_faults(self) -> int:

@@ -8,6 +8,7 @@ asked. Nothing a bot does raises here: the match always completes.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +55,20 @@ class MatchReport:
 Listener = Callable[[int, Sequence[Event]], None]
 
 
+class MatchObserver:
+    """What the driver reports while it plays, for metrics; this base ignores everything.
+
+    The server passes a subclass that feeds Prometheus, so the driver itself imports no metrics
+    library. The methods run on the event loop and must be cheap and never raise.
+    """
+
+    def decided(self, variant: str, seconds: float) -> None:
+        """A bot replied to a decision request ``seconds`` after it was asked (legal or not)."""
+
+    def faulted(self, variant: str, kind: FaultKind) -> None:
+        """A seat was charged a fault of ``kind``."""
+
+
 class MatchDriver:
     """Plays one match between linked bots."""
 
@@ -67,6 +82,7 @@ class MatchDriver:
         time_control: TimeControl | None = None,
         policy: FaultPolicy | None = None,
         seat_key: bytes = b"",
+        observer: MatchObserver | None = None,
     ) -> None:
         if len(links) != variant.players:
             raise ValueError(f"{variant.name} needs {variant.players} seats, got {len(links)} links")
@@ -76,7 +92,9 @@ class MatchDriver:
         self.links = list(links)
         self.time = time_control or TimeControl()
         self.policy = policy or FaultPolicy()
-        self.seats = [SeatStats(link.entrant) for link in links]
+        self.observer = observer or MatchObserver()
+        on_fault = functools.partial(self.observer.faulted, variant.name)
+        self.seats = [SeatStats(link.entrant, on_fault=on_fault) for link in links]
         for stats in self.seats:
             stats.bank_seconds = self.time.bank_ms / 1000
         self.listeners: list[Listener] = []
@@ -188,6 +206,7 @@ class MatchDriver:
             stats.bank_seconds = max(0.0, stats.bank_seconds - over)
         if isinstance(value, Defaulted):
             return self._default(decision, None)
+        self.observer.decided(self.variant.name, took)
         if value not in decision.options:
             return self._default(decision, FaultKind.ILLEGAL)
         stats.decisions += 1

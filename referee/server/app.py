@@ -12,6 +12,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from referee.server import metrics
 from referee.server.service import RefereeService
 from referee.server.state import RefereeState
 from referee.settings import Settings
@@ -72,9 +73,10 @@ async def start_referee(address: str, settings: Settings, admin_token: str = "")
 
 
 async def serve(address: str, settings: Settings, ready_file: str | None = None) -> None:
-    """Run a referee until SIGINT or SIGTERM."""
+    """Run a referee until SIGINT or SIGTERM, with its metrics on ``settings.referee_metrics_port``."""
     running = await start_referee(address, settings)
     log.info("referee listening on %s", running.address)
+    stop_metrics = metrics.start_exporter(settings.referee_metrics_port)
     if not settings.admin_token:
         log.warning(
             "SIXNIMMT_ADMIN_TOKEN is not set: admin calls need this referee's random token %s",
@@ -89,3 +91,5 @@ async def serve(address: str, settings: Settings, ready_file: str | None = None)
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await running.stop()
+    if stop_metrics is not None:
+        stop_metrics()

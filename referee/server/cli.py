@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import logging
 
 from referee import settings as settings_module
@@ -16,6 +17,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = group.add_parser("serve", help="run a referee until interrupted")
     p.add_argument("--listen", help="address to listen on (default: $SIXNIMMT_REFEREE_LISTEN)")
     p.add_argument("--ready-file", help="write the bound address here once serving")
+    p.add_argument(
+        "--metrics-port",
+        type=int,
+        help="serve Prometheus /metrics on this port, 0: off (default: $SIXNIMMT_REFEREE_METRICS_PORT, 9464)",
+    )
     p.set_defaults(func=_serve)
 
 
@@ -23,6 +29,8 @@ def _serve(args: argparse.Namespace) -> int:
     from referee.server.app import serve
 
     settings = settings_module.load()
+    if args.metrics_port is not None:
+        settings = dataclasses.replace(settings, referee_metrics_port=args.metrics_port)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     asyncio.run(serve(args.listen or settings.referee_listen, settings, args.ready_file))
     return 0

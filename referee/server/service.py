@@ -17,6 +17,7 @@ from google.protobuf.message import DecodeError
 from referee import wire
 from referee.driver import EntrantLink, FaultKind, FaultPolicy, TimeControl
 from referee.rules.errors import RulesError
+from referee.server import metrics
 from referee.server.connection import Connection
 from referee.server.state import (
     MatchEntry,
@@ -194,6 +195,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         for match_id, seat in seats:
             welcome.welcome.seats.add(match_id=match_id, seat=seat)
         reader = asyncio.create_task(self._read(request_iterator, link, connection))
+        metrics.BOT_CONNECTIONS.inc()
         ended = FaultKind.CRASH
         try:
             yield welcome
@@ -201,6 +203,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 yield message
             ended = FaultKind.DISCONNECT
         finally:
+            metrics.BOT_CONNECTIONS.dec()
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await reader

@@ -15,6 +15,7 @@ from typing import Any
 from referee.driver import EntrantLink, FaultPolicy, MatchDriver, MatchReport, TimeControl
 from referee.rules.errors import ConfigError, RulesError
 from referee.rules.registry import make_variant
+from referee.server import metrics
 from referee.wire import codec
 
 
@@ -127,6 +128,7 @@ class RefereeState:
                 time_control=time_control,
                 policy=policy,
                 seat_key=seat_key,
+                observer=metrics.OBSERVER,
             )
             entry = MatchEntry(driver)
             self.matches[match_id] = entry
@@ -135,12 +137,17 @@ class RefereeState:
         return ids, list(links.values())
 
     async def _run(self, match_id: str, entry: MatchEntry) -> MatchReport:
+        variant = entry.driver.variant.name
+        started = metrics.match_started(variant)
+        report = None
         try:
-            return await entry.driver.run()
+            report = await entry.driver.run()
+            return report
         except Exception as exc:  # a referee bug must end this match only, loudly
             entry.error = f"{type(exc).__name__}: {exc}"
             raise
         finally:
+            metrics.match_ended(variant, started, report, aborted=bool(entry.error))
             entry.done.set()
             self._forget_finished()
 
