@@ -30,8 +30,12 @@ def database_url(url: str | None = None) -> str:
     return url
 
 
-def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
-    """An engine for the store; SQLite gets WAL, a busy timeout and immediate transactions."""
+def make_engine(url: str | None = None, *, read_only: bool = False, **kwargs: Any) -> Engine:
+    """An engine for the store; SQLite gets WAL, a busy timeout and immediate transactions.
+
+    ``read_only`` (the dashboard) refuses writes and, on SQLite, begins transactions deferred:
+    a WAL read snapshot that never takes the write lock, so readers never hold up the league.
+    """
     url = database_url(url)
     try:
         parsed = make_url(url)
@@ -49,13 +53,17 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=30000")
+            if read_only:
+                cursor.execute("PRAGMA query_only=ON")
             cursor.close()
 
         @event.listens_for(engine, "begin")
         def _sqlite_begin(connection: Any) -> None:
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
         return engine
+    if read_only:
+        kwargs.setdefault("execution_options", {"postgresql_readonly": True})
     return create_engine(url, pool_pre_ping=True, **kwargs)
 
 

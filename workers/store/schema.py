@@ -90,6 +90,8 @@ league_entrants = Table(
     Column("league_id", ForeignKey("leagues.id"), primary_key=True),
     Column("position", Integer, primary_key=True),
     Column("bot_version_id", ForeignKey("bot_versions.id"), nullable=False),
+    # A bot's leagues (the dashboard's bot page).
+    Index(None, "bot_version_id"),
 )
 
 blocks = Table(
@@ -110,6 +112,8 @@ blocks = Table(
     Column("error", Text),
     UniqueConstraint("league_id", "number"),
     Index(None, "league_id", "status"),
+    # The dashboard's live view: running blocks, and the latest finished ones.
+    Index(None, "status", "finished_at"),
 )
 
 matches = Table(
@@ -143,7 +147,8 @@ seat_results = Table(
     Column("defaulted", Integer, nullable=False, server_default="0"),
     Column("forfeited", Boolean, nullable=False, server_default="0"),
     Column("think_ms", Integer, nullable=False, server_default="0"),
-    Index(None, "bot_version_id"),
+    # A bot version's matches, newest first, straight from the index (the dashboard's match lists).
+    Index(None, "bot_version_id", "match_id"),
 )
 
 transcripts = Table(

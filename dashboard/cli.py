@@ -1,0 +1,44 @@
+"""``sixnimmt dashboard``: serve the web dashboard (an entry-point plugin of the ``sixnimmt`` command)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add the dashboard command to the root parser."""
+    p = sub.add_parser("dashboard", help="serve the web dashboard and its JSON API over the league store")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
+    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    p.set_defaults(func=cmd_dashboard)
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    """Bring the store to the newest schema (as every store command does), then serve it read only."""
+    import uvicorn
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from dashboard.app import create_app
+    from workers.store.engine import StoreError, describe, make_engine
+    from workers.store.migrate import is_current, upgrade
+
+    try:
+        writer = make_engine()
+        try:
+            if not is_current(writer):
+                upgrade(writer)
+        finally:
+            writer.dispose()
+        engine = make_engine(read_only=True)
+    except (StoreError, SQLAlchemyError) as exc:
+        print(f"sixnimmt: error: cannot use the store: {exc}", file=sys.stderr)
+        return 2
+    print(f"sixnimmt dashboard: store {describe(engine)}, http://{args.host}:{args.port}/", file=sys.stderr)
+    try:
+        uvicorn.run(create_app(engine), host=args.host, port=args.port, log_level=args.log_level)
+    finally:
+        engine.dispose()
+    return 0

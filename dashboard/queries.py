@@ -1,0 +1,626 @@
+"""The dashboard's reads of the league store: each one index-backed, paginated where it can grow.
+
+Every function takes an open connection and returns plain JSON-ready values (the API serves them
+as they are, the templates render them). Names of bot versions are looked up once per page for
+all the rows on it, never once per row. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, and_, func, literal, select
+
+from workers.store.repo import NotFoundError
+from workers.store.schema import (
+    FAULT_COLUMNS,
+    blocks,
+    bot_versions,
+    bots,
+    league_entrants,
+    leagues,
+    matches,
+    ratings,
+    seat_results,
+    transcripts,
+)
+
+STATUSES = ("pending", "running", "done", "failed")
+MAX_ID = 2**31 - 1
+"""Ids are 32-bit in PostgreSQL: a larger one names nothing (and must not reach the driver)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a list: 1-based number, size, and the total number of rows."""
+
+    number: int
+    size: int
+    total: int
+
+    @property
+    def pages(self) -> int:
+        """How many pages the list has (at least one, even when empty)."""
+        return max(1, -(-self.total // self.size))
+
+    @property
+    def offset(self) -> int:
+        return (self.number - 1) * self.size
+
+    def to_json(self) -> dict[str, int]:
+        return {"page": self.number, "per_page": self.size, "total": self.total, "pages": self.pages}
+
+
+def _when(value: dt.datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:  # SQLite keeps no zone; the store writes UTC
+        value = value.replace(tzinfo=dt.UTC)
+    return value.isoformat(timespec="seconds")
+
+
+def _faults(row: Any) -> dict[str, int]:
+    return {kind: int(row._mapping[column]) for kind, column in FAULT_COLUMNS.items()}
+
+
+# -- names -----------------------------------------------------------------------------------
+
+
+def version_labels(conn: Connection, version_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    """Bot id, name and version number of each bot version, in one query."""
+    ids = sorted(set(version_ids))
+    if not ids:
+        return {}
+    rows = conn.execute(
+        select(bot_versions.c.id, bot_versions.c.bot_id, bot_versions.c.version, bots.c.name)
+        .join(bots, bots.c.id == bot_versions.c.bot_id)
+        .where(bot_versions.c.id.in_(ids))
+    )
+    return {
+        r.id: {"bot_id": r.bot_id, "bot": r.name, "version": r.version, "label": f"{r.name}@{r.version}"}
+        for r in rows
+    }
+
+
+def lineups(conn: Connection, league_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+    """The entrants of these leagues in position order, with their bot names, in one query."""
+    if not league_ids:
+        return {}
+    rows = conn.execute(
+        select(
+            league_entrants.c.league_id,
+            league_entrants.c.position,
+            league_entrants.c.bot_version_id,
+            bot_versions.c.bot_id,
+            bot_versions.c.version,
+            bots.c.name,
+        )
+        .join(bot_versions, bot_versions.c.id == league_entrants.c.bot_version_id)
+        .join(bots, bots.c.id == bot_versions.c.bot_id)
+        .where(league_entrants.c.league_id.in_(list(league_ids)))
+        .order_by(league_entrants.c.league_id, league_entrants.c.position)
+    )
+    found: dict[int, list[dict[str, Any]]] = {league_id: [] for league_id in league_ids}
+    for r in rows:
+        found[r.league_id].append(
+            {
+                "position": r.position,
+                "bot_version_id": r.bot_version_id,
+                "bot_id": r.bot_id,
+                "bot": r.name,
+                "version": r.version,
+                "label": f"{r.name}@{r.version}",
+            }
+        )
+    return found
+
+
+def entrants(conn: Connection, league_id: int) -> list[dict[str, Any]]:
+    """A league's entrants in position order, with their bot names."""
+    return lineups(conn, [league_id])[league_id]
+
+
+# -- leagues ---------------------------------------------------------------------------------
+
+
+def _progress(conn: Connection, league_ids: Sequence[int] | None = None) -> dict[int, dict[str, int]]:
+    """Blocks by status per league (the (league_id, status) index answers it alone)."""
+    query = select(blocks.c.league_id, blocks.c.status, func.count()).group_by(
+        blocks.c.league_id, blocks.c.status
+    )
+    if league_ids is not None:
+        if not league_ids:
+            return {}
+        query = query.where(blocks.c.league_id.in_(league_ids))
+    progress: dict[int, dict[str, int]] = {}
+    for league_id, status, count in conn.execute(query):
+        progress.setdefault(league_id, dict.fromkeys(STATUSES, 0))[status] = int(count)
+    for counts in progress.values():
+        counts["total"] = sum(counts[s] for s in STATUSES)
+    return progress
+
+
+def _league_json(row: Any, progress: dict[str, int]) -> dict[str, Any]:
+    done = progress.get("done", 0)
+    return {
+        "id": row.id,
+        "name": row.name,
+        "variant": row.variant,
+        "format": row.format,
+        "table_size": row.table_size,
+        "deals": row.deals,
+        "created_at": _when(row.created_at),
+        "blocks": {s: progress.get(s, 0) for s in (*STATUSES, "total")},
+        # A block is stored whole, one match per seat rotation: done blocks × table size.
+        "matches": done * row.table_size,
+    }
+
+
+def list_leagues(conn: Connection) -> list[dict[str, Any]]:
+    """Every league, newest first, with its progress."""
+    progress = _progress(conn)
+    rows = conn.execute(
+        select(
+            leagues.c.id,
+            leagues.c.name,
+            leagues.c.variant,
+            leagues.c.format,
+            leagues.c.table_size,
+            leagues.c.deals,
+            leagues.c.created_at,
+        ).order_by(leagues.c.id.desc())
+    )
+    return [_league_json(r, progress.get(r.id, {})) for r in rows]
+
+
+def league(conn: Connection, league_id: int) -> dict[str, Any]:
+    """A league's definition, progress and entrants; :class:`NotFoundError` if there is none."""
+    if not 0 < league_id <= MAX_ID:
+        raise NotFoundError(f"no league {league_id}")
+    row = conn.execute(
+        select(
+            leagues.c.id,
+            leagues.c.name,
+            leagues.c.variant,
+            leagues.c.format,
+            leagues.c.table_size,
+            leagues.c.deals,
+            leagues.c.created_at,
+            leagues.c.seed,
+            leagues.c.config,
+        ).where(leagues.c.id == league_id)
+    ).first()
+    if row is None:
+        raise NotFoundError(f"no league {league_id}")
+    info = _league_json(row, _progress(conn, [league_id]).get(league_id, {}))
+    info["seed"] = int(row.seed)
+    info["config"] = dict(row.config)
+    info["entrants"] = entrants(conn, league_id)
+    return info
+
+
+def standings(conn: Connection, info: dict[str, Any]) -> dict[str, Any]:
+    """The league table as last computed by the league (the ``ratings`` table), best first.
+
+    Entrants without a stored rating come last with ``None`` numbers. ``rated_games`` against
+    ``stored_games`` tells whether the table is behind the stored matches (a league still running).
+    """
+    by_position = {e["position"]: e for e in info["entrants"]}
+    rows = []
+    for r in conn.execute(select(ratings).where(ratings.c.league_id == info["id"])):
+        entrant = by_position.get(r.position)
+        if entrant is None:
+            continue
+        rows.append(
+            {
+                **entrant,
+                "rating": r.ordinal,
+                "mu": r.mu,
+                "sigma": r.sigma,
+                "games": r.games,
+                "mean_score": r.mean_score,
+                "ci_low": r.ci_low,
+                "ci_high": r.ci_high,
+                "faults": r.faults,
+            }
+        )
+    rows.sort(key=lambda r: (-r["rating"], r["position"]))
+    for place, row in enumerate(rows, 1):
+        row["place"] = place
+    rated = {r["position"] for r in rows}
+    unrated = [
+        {**e, "place": None, "rating": None, "mu": None, "sigma": None, "games": None, "mean_score": None}
+        | {"ci_low": None, "ci_high": None, "faults": None}
+        for e in info["entrants"]
+        if e["position"] not in rated
+    ]
+    return {
+        "rows": rows + unrated,
+        "rated_games": sum(r["games"] for r in rows),
+        "stored_games": info["matches"] * info["table_size"],
+    }
+
+
+# -- matches ---------------------------------------------------------------------------------
+
+
+def _page(number: int, size: int, total: int) -> Page:
+    page = Page(number, size, total)
+    if number > page.pages:
+        raise NotFoundError(f"no page {number}: the list has {page.pages}")
+    return page
+
+
+def seats_of(conn: Connection, match_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+    """The seat results of these matches with bot names, by match id (two queries in all)."""
+    if not match_ids:
+        return {}
+    rows = conn.execute(
+        select(seat_results)
+        .where(seat_results.c.match_id.in_(list(match_ids)))
+        .order_by(seat_results.c.match_id, seat_results.c.seat)
+    ).all()
+    names = version_labels(conn, (r.bot_version_id for r in rows))
+    seats: dict[int, list[dict[str, Any]]] = {}
+    for r in rows:
+        faults = _faults(r)
+        seats.setdefault(r.match_id, []).append(
+            {
+                "seat": r.seat,
+                "position": r.position,
+                "bot_version_id": r.bot_version_id,
+                **names.get(r.bot_version_id, {"bot_id": None, "bot": "?", "version": None, "label": "?"}),
+                "score": r.score,
+                "rank": r.rank,
+                "faults": sum(faults.values()),
+                "fault_kinds": {k: v for k, v in faults.items() if v},
+                "defaulted": r.defaulted,
+                "forfeited": bool(r.forfeited),
+                "think_ms": r.think_ms,
+            }
+        )
+    return seats
+
+
+def _match_rows(conn: Connection, query: Any) -> list[dict[str, Any]]:
+    return _matches_json(conn, conn.execute(query).all())
+
+
+def _matches_json(conn: Connection, rows: Sequence[Any]) -> list[dict[str, Any]]:
+    seats = seats_of(conn, [r.id for r in rows])
+    return [
+        {
+            "id": r.id,
+            "league_id": r.league_id,
+            "league": r.league,
+            "block": r.number,
+            "rotation": r.rotation,
+            "termination": r.termination,
+            "created_at": _when(r.created_at),
+            "seats": seats.get(r.id, []),
+        }
+        for r in rows
+    ]
+
+
+_MATCH_COLUMNS = (
+    matches.c.id,
+    matches.c.rotation,
+    matches.c.termination,
+    matches.c.created_at,
+    blocks.c.number,
+    blocks.c.league_id,
+    leagues.c.name.label("league"),
+)
+
+
+def league_matches(
+    conn: Connection, info: dict[str, Any], number: int, size: int
+) -> tuple[list[dict[str, Any]], Page]:
+    """A page of a league's matches, latest block first (the (league_id, number) and
+    (block_id, rotation) unique indexes give the order without sorting)."""
+    page = _page(number, size, info["matches"])
+    query = (
+        select(*_MATCH_COLUMNS)
+        .select_from(blocks)
+        .join(matches, matches.c.block_id == blocks.c.id)
+        .join(leagues, leagues.c.id == blocks.c.league_id)
+        .where(blocks.c.league_id == info["id"])
+        .order_by(blocks.c.number.desc(), matches.c.rotation)
+        .limit(page.size)
+        .offset(page.offset)
+    )
+    return _match_rows(conn, query), page
+
+
+def version_matches(
+    conn: Connection, version_id: int, number: int, size: int
+) -> tuple[list[dict[str, Any]], Page]:
+    """A page of one bot version's matches, newest first (the (bot_version_id, match_id) index)."""
+    total = conn.execute(
+        select(func.count()).select_from(seat_results).where(seat_results.c.bot_version_id == version_id)
+    ).scalar_one()
+    page = _page(number, size, int(total))
+    mine = (
+        select(seat_results.c.match_id)
+        .where(seat_results.c.bot_version_id == version_id)
+        .order_by(seat_results.c.match_id.desc())
+        .limit(page.size)
+        .offset(page.offset)
+        .subquery()
+    )
+    query = (
+        select(*_MATCH_COLUMNS)
+        .select_from(mine)
+        .join(matches, matches.c.id == mine.c.match_id)
+        .join(blocks, blocks.c.id == matches.c.block_id)
+        .join(leagues, leagues.c.id == blocks.c.league_id)
+        .order_by(matches.c.id.desc())
+    )
+    return _match_rows(conn, query), page
+
+
+def match(conn: Connection, match_id: int) -> dict[str, Any]:
+    """One match with its league, block and seats; :class:`NotFoundError` if there is none."""
+    if not 0 < match_id <= MAX_ID:
+        raise NotFoundError(f"no match {match_id}")
+    query = (
+        select(*_MATCH_COLUMNS, matches.c.seed, matches.c.digest, leagues.c.variant)
+        .select_from(matches)
+        .join(blocks, blocks.c.id == matches.c.block_id)
+        .join(leagues, leagues.c.id == blocks.c.league_id)
+        .where(matches.c.id == match_id)
+    )
+    row = conn.execute(query).first()
+    if row is None:
+        raise NotFoundError(f"no match {match_id}")
+    return _matches_json(conn, [row])[0] | {
+        "seed": int(row.seed),
+        "digest": row.digest,
+        "variant": row.variant,
+    }
+
+
+def transcript_body(conn: Connection, match_id: int) -> str:
+    """A match's stored transcript (JSON text)."""
+    body = conn.execute(select(transcripts.c.body).where(transcripts.c.match_id == match_id)).scalar()
+    if body is None:
+        raise NotFoundError(f"no transcript for match {match_id}")
+    return str(body)
+
+
+# -- bots ------------------------------------------------------------------------------------
+
+
+def list_bots(conn: Connection) -> list[dict[str, Any]]:
+    """Every bot with its number of versions and newest version."""
+    rows = conn.execute(
+        select(
+            bots.c.id,
+            bots.c.name,
+            bots.c.created_at,
+            func.count(bot_versions.c.id).label("versions"),
+            func.max(bot_versions.c.version).label("latest"),
+            func.max(bot_versions.c.variant).label("variant"),
+        )
+        .join(bot_versions, bot_versions.c.bot_id == bots.c.id, isouter=True)
+        .group_by(bots.c.id, bots.c.name, bots.c.created_at)
+        .order_by(bots.c.name)
+    )
+    return [
+        {
+            "id": r.id,
+            "name": r.name,
+            "versions": r.versions,
+            "latest": r.latest,
+            "variant": r.variant,
+            "created_at": _when(r.created_at),
+        }
+        for r in rows
+    ]
+
+
+def bot(conn: Connection, bot_id: int) -> dict[str, Any]:
+    """A bot with its versions (newest first); :class:`NotFoundError` if there is none."""
+    if not 0 < bot_id <= MAX_ID:
+        raise NotFoundError(f"no bot {bot_id}")
+    row = conn.execute(select(bots).where(bots.c.id == bot_id)).first()
+    if row is None:
+        raise NotFoundError(f"no bot {bot_id}")
+    versions = conn.execute(
+        select(bot_versions).where(bot_versions.c.bot_id == bot_id).order_by(bot_versions.c.version.desc())
+    ).all()
+    return {
+        "id": row.id,
+        "name": row.name,
+        "created_at": _when(row.created_at),
+        "versions": [
+            {
+                "id": v.id,
+                "version": v.version,
+                "label": f"{row.name}@{v.version}",
+                "sha256": v.sha256,
+                "entry_point": v.entry_point,
+                "variant": v.variant,
+                "created_at": _when(v.created_at),
+            }
+            for v in versions
+        ],
+    }
+
+
+def bot_leagues(conn: Connection, version_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """Every league entry of these versions, newest league first, with the stored rating."""
+    if not version_ids:
+        return []
+    rows = conn.execute(
+        select(
+            leagues.c.id,
+            leagues.c.name,
+            leagues.c.variant,
+            leagues.c.table_size,
+            leagues.c.created_at,
+            league_entrants.c.position,
+            league_entrants.c.bot_version_id,
+            bot_versions.c.version,
+            ratings.c.ordinal,
+            ratings.c.mu,
+            ratings.c.sigma,
+            ratings.c.games,
+            ratings.c.mean_score,
+            ratings.c.ci_low,
+            ratings.c.ci_high,
+            ratings.c.faults,
+        )
+        .select_from(league_entrants)
+        .join(leagues, leagues.c.id == league_entrants.c.league_id)
+        .join(bot_versions, bot_versions.c.id == league_entrants.c.bot_version_id)
+        .join(
+            ratings,
+            and_(ratings.c.league_id == leagues.c.id, ratings.c.position == league_entrants.c.position),
+            isouter=True,
+        )
+        .where(league_entrants.c.bot_version_id.in_(list(version_ids)))
+        .order_by(leagues.c.id.desc(), league_entrants.c.position)
+    ).all()
+    progress = _progress(conn, sorted({r.id for r in rows}))
+    return [
+        {
+            "league_id": r.id,
+            "league": r.name,
+            "variant": r.variant,
+            "created_at": _when(r.created_at),
+            "position": r.position,
+            "bot_version_id": r.bot_version_id,
+            "version": r.version,
+            "done_blocks": progress.get(r.id, {}).get("done", 0),
+            "rating": r.ordinal,
+            "mu": r.mu,
+            "sigma": r.sigma,
+            "games": r.games,
+            "mean_score": r.mean_score,
+            "ci_low": r.ci_low,
+            "ci_high": r.ci_high,
+            "faults": r.faults,
+        }
+        for r in rows
+    ]
+
+
+# -- live ------------------------------------------------------------------------------------
+
+
+def live(conn: Connection, league_id: int | None = None, recent: int = 10) -> dict[str, Any]:
+    """What is happening now: running blocks, the progress of unfinished leagues, the latest
+    finished blocks with their matches, failed blocks. Served from the (status, finished_at)
+    and (league_id, status) indexes."""
+    block_columns = (
+        blocks.c.id,
+        blocks.c.league_id,
+        blocks.c.number,
+        blocks.c.entrants,
+        blocks.c.status,
+        blocks.c.attempts,
+        blocks.c.claimed_by,
+        blocks.c.claimed_at,
+        blocks.c.finished_at,
+        blocks.c.error,
+    )
+
+    def where(query: Any) -> Any:
+        return query if league_id is None else query.where(blocks.c.league_id == league_id)
+
+    running = conn.execute(
+        where(select(*block_columns).where(blocks.c.status == "running")).order_by(blocks.c.claimed_at)
+    ).all()
+    failed = conn.execute(
+        where(select(*block_columns).where(blocks.c.status == "failed"))
+        .order_by(blocks.c.finished_at.desc(), blocks.c.id.desc())
+        .limit(recent)
+    ).all()
+    finished = conn.execute(
+        where(select(*block_columns).where(blocks.c.status == "done"))
+        .order_by(blocks.c.finished_at.desc())
+        .limit(recent)
+    ).all()
+    active_ids = [
+        r[0]
+        for r in conn.execute(
+            where(select(blocks.c.league_id).where(blocks.c.status.in_(["pending", "running", "failed"])))
+            .distinct()
+            .order_by(blocks.c.league_id)
+        )
+    ]
+    wanted = sorted({*active_ids, *(r.league_id for r in finished)} | ({league_id} if league_id else set()))
+    progress = _progress(conn, wanted)
+    league_rows = {
+        r.id: r
+        for r in conn.execute(
+            select(
+                leagues.c.id,
+                leagues.c.name,
+                leagues.c.variant,
+                leagues.c.format,
+                leagues.c.table_size,
+                leagues.c.deals,
+                leagues.c.created_at,
+            ).where(leagues.c.id.in_(wanted))
+        )
+    }
+    if league_id is not None and league_id not in league_rows:
+        raise NotFoundError(f"no league {league_id}")
+    labels = {
+        lid: {e["position"]: e["label"] for e in lineup}
+        for lid, lineup in lineups(
+            conn, sorted({r.league_id for r in (*running, *failed, *finished)})
+        ).items()
+    }
+    finished_matches: dict[int, list[dict[str, Any]]] = {}
+    if finished:
+        match_rows = conn.execute(
+            select(matches.c.id, matches.c.block_id, matches.c.rotation)
+            .where(matches.c.block_id.in_([r.id for r in finished]))
+            .order_by(matches.c.block_id, matches.c.rotation)
+        ).all()
+        seats = seats_of(conn, [m.id for m in match_rows])
+        for m in match_rows:
+            finished_matches.setdefault(m.block_id, []).append(
+                {"id": m.id, "rotation": m.rotation, "seats": seats.get(m.id, [])}
+            )
+
+    def block_json(r: Any) -> dict[str, Any]:
+        names = labels.get(r.league_id, {})
+        return {
+            "id": r.id,
+            "league_id": r.league_id,
+            "league": league_rows[r.league_id].name if r.league_id in league_rows else "?",
+            "number": r.number,
+            "status": r.status,
+            "attempts": r.attempts,
+            "entrants": [names.get(p, "?") for p in r.entrants] if names else None,
+            "claimed_by": r.claimed_by,
+            "claimed_at": _when(r.claimed_at),
+            "finished_at": _when(r.finished_at),
+            "error": r.error,
+            "matches": finished_matches.get(r.id),
+        }
+
+    active = [_league_json(league_rows[i], progress.get(i, {})) for i in active_ids if i in league_rows]
+    if league_id is not None and not active:
+        active = [_league_json(league_rows[league_id], progress.get(league_id, {}))]
+    return {
+        "now": _when(dt.datetime.now(dt.UTC)),
+        "league_id": league_id,
+        "leagues": active,
+        "running": [block_json(r) for r in running],
+        "finished": [block_json(r) for r in finished],
+        "failed": [block_json(r) for r in failed],
+    }
+
+
+def ping(conn: Connection) -> None:
+    """Raise if the store cannot answer."""
+    conn.execute(select(literal(1))).scalar_one()

@@ -1,0 +1,99 @@
+"""Helpers of the dashboard's tests: a store filled by a real small league, waiting, ports.
+
+The league is created and played the way users do it (``workers.league.create`` and
+``run_local``: every bot a sandboxed process over gRPC), then two of its bots are renamed to
+hostile names, as if someone had slipped them into the store: every page must escape them.
+The same league is built on SQLite and, when the machine's PostgreSQL answers, on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, update
+
+from workers import league as leagues
+from workers.store import repo
+from workers.store.engine import make_engine
+from workers.store.migrate import upgrade
+from workers.store.schema import bots
+
+SCRIPT_NAME = "<script>alert(1)</script>"
+QUOTE_NAME = "\"quoted' & <b>bold</b>"
+LEAGUE_NAME = "spring <i>cup</i> \"&\" 'co'"
+BOTS = ["random", "lowest", "heuristic", "highest"]
+PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
+
+
+@dataclass(frozen=True)
+class LeagueStore:
+    """A store holding one played league, and what the league module says about it."""
+
+    url: str
+    engine: Engine
+    """Read only, as the dashboard opens it."""
+    league: repo.League
+    standings: list[dict[str, Any]]
+    head_to_head: list[list[dict[str, int]]]
+    names: dict[str, str]
+    """Reference bot name → its name in the store (two of them hostile)."""
+
+
+def play_league(url: str, name: str = LEAGUE_NAME) -> LeagueStore:
+    """Create and play a small classic league (4 bots, tables of 3, 2 hands a game), then rename
+    two bots to hostile names and compute the standings."""
+    writer = make_engine(url)
+    try:
+        upgrade(writer)
+        league = leagues.create(
+            writer, name, BOTS, table_size=3, deals=1, seed=7, config={"hands": 2, "target": None}
+        )
+        counts = leagues.run_local(writer, league, processes=2)
+        assert counts == {"stored": 4}, counts
+        names = dict(zip(BOTS, BOTS, strict=True)) | {"random": SCRIPT_NAME, "lowest": QUOTE_NAME}
+        with writer.begin() as conn:
+            for old, new in names.items():
+                conn.execute(update(bots).where(bots.c.name == old).values(name=new))
+        league = repo.find_league(writer, name)
+        table = leagues.standings(writer, league)
+        h2h = leagues.head_to_head(writer, league)
+    finally:
+        writer.dispose()
+    return LeagueStore(url, make_engine(url, read_only=True), league, table, h2h, names)
+
+
+def wait_for(condition: Callable[[], Any], timeout: float, what: str, interval: float = 0.2) -> Any:
+    """Poll ``condition`` until it returns something truthy; fail with ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+SCREENSHOTS = Path(__file__).parent / "screenshots"
+
+
+def load_bench() -> Any:
+    """The benchmark module that fills a store by bulk inserts (bench/bench_dashboard.py)."""
+    path = Path(__file__).parents[2] / "bench" / "bench_dashboard.py"
+    spec = importlib.util.spec_from_file_location("bench_dashboard", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
