@@ -1,8 +1,8 @@
 """Brettspiel reference bots: mean points per game against three random opponents.
 
-Each reference bot plays the same seeded four-player games of the basic game and of the
-basic game with luck cards, taking every seat in turn; the other seats are RandomBot. The
-random bot's own figure is the baseline the others must beat.
+Each reference bot plays the same seeded four-player games of each version (the basic game,
+with luck cards, the pro version, the pro version with luck cards), taking every seat in turn;
+the other seats are RandomBot. The random bot's own figure is the baseline the others must beat.
 """
 
 from __future__ import annotations
@@ -16,7 +16,12 @@ from bot_sdk.bots import REFERENCE_BOTS, reference_bot
 from referee.rules import make_variant
 
 PLAYERS = 4
-MODES = {"basic": {"luck": False}, "luck": {"luck": True}}
+MODES = {
+    "basic": {"luck": False},
+    "luck": {"luck": True},
+    "pro": {"pro": True},
+    "pro-luck": {"pro": True, "luck": True},
+}
 
 
 def mean_points(bot: str, mode: str, games: int) -> float:

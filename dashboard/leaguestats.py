@@ -21,9 +21,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from itertools import groupby
 
-from openskill.models import PlackettLuce
 from sqlalchemy import Engine, func, select
 
+from workers.ratings import prior_ordinal, rate_matches
 from workers.store.schema import blocks, matches, seat_results
 
 log = logging.getLogger(__name__)
@@ -50,17 +50,14 @@ class LeagueStats:
 
 def compute(rows: list[tuple[int, int, int, int]], entrants: int, done_blocks: int) -> LeagueStats:
     """Statistics from ``(match_id, position, score, rank)`` rows in match order."""
-    model = PlackettLuce()
-    players = [model.rating(name=str(position)) for position in range(entrants)]
-    prior = model.rating().ordinal()
+    prior = prior_ordinal()
     full: dict[int, Path] = {p: [(0, prior)] for p in range(entrants)}
     games = [0] * entrants
     pairs: dict[tuple[int, int], list[int]] = {}
-    for _, seats_iter in groupby(rows, key=lambda r: r[0]):
-        seats = list(seats_iter)
-        rated = model.rate([[players[s[1]]] for s in seats], ranks=[s[3] for s in seats])
-        for (_, position, score, rank), team in zip(seats, rated, strict=True):
-            players[position] = team[0]
+    matches = [list(seats) for _, seats in groupby(rows, key=lambda r: r[0])]
+    ratings = rate_matches(([(s[1], s[3]) for s in seats] for seats in matches), entrants)
+    for seats, players in zip(matches, ratings, strict=True):
+        for _, position, score, rank in seats:
             games[position] += 1
             full[position].append((games[position], players[position].ordinal()))
             for _, other, other_score, other_rank in seats:

@@ -566,8 +566,23 @@ def _packaged(board: Board) -> bool:
         return False
 
 
+_FLAT_BOARD_EVENTS: dict[type[Any], str] = {
+    brettspiel_view.RowOpened: "row_opened",
+    brettspiel_view.RowShifted: "row_shifted",
+    brettspiel_view.ActionCardsDealt: "action_cards_dealt",
+    brettspiel_view.ActionCardPlayed: "action_card_played",
+    brettspiel_view.StopSignsRemoved: "stop_signs_removed",
+    brettspiel_view.TileDrawn: "tile_drawn",
+    brettspiel_view.ActionCardDrawn: "action_card_drawn",
+    brettspiel_view.ActionCardsReshuffled: "action_cards_reshuffled",
+}
+"""Board events whose fields are numbers, strings or lists of numbers: each field is the wire
+message's field of the same name (the pro version's events)."""
+_FLAT_BOARD_EVENT_OF = {field: cls for cls, field in _FLAT_BOARD_EVENTS.items()}
+
+
 class BoardCodec(Codec):
-    """6 nimmt! Brettspiel, the basic game with or without luck cards.
+    """6 nimmt! Brettspiel, the basic game or the pro version, with or without luck cards.
 
     A view carries what a bot needs to compute attachments and points itself: the board
     layout (a packaged one by its name, any other as JSON) and every tile's oxen. That part is
@@ -622,6 +637,16 @@ class BoardCodec(Codec):
             v.attaching.tile, v.attaching.row, v.attaching.space = view.attaching
         v.draws = view.draws
         v.luck_cards = view.luck_cards
+        if view.pro:
+            v.pro = True
+            v.stops.extend(view.stops)
+            v.stop_signs = view.stop_signs
+            v.action_cards.extend(view.action_cards)
+            v.hand_sizes.extend(view.hand_sizes)
+            v.action_pile_size = view.action_pile_size
+            v.discard.extend(view.discard)
+            if view.opening is not None:
+                v.opening.tile, v.opening.taken_row = view.opening
 
     def view_from_wire(self, message: game_pb2.DecisionRequest, decision: Decision) -> View:
         v = message.board
@@ -651,6 +676,14 @@ class BoardCodec(Codec):
             board=_board_layout(v.board_name, v.board_json, v.board_source),
             oxen=tuple(v.oxen),
             luck_cards=v.luck_cards,
+            pro=v.pro,
+            stops=tuple(v.stops),
+            stop_signs=v.stop_signs,
+            action_cards=tuple(v.action_cards),
+            hand_sizes=tuple(v.hand_sizes) if v.pro else (0,) * v.players,
+            action_pile_size=v.action_pile_size,
+            discard=tuple(v.discard),
+            opening=(v.opening.tile, v.opening.taken_row) if v.HasField("opening") else None,
         )
 
     def event_to_wire(self, event: Event, out: game_pb2.MatchEvent) -> None:
@@ -683,6 +716,14 @@ class BoardCodec(Codec):
             e.game_ended.scores.extend(event.scores)
             e.game_ended.ranks.extend(event.ranks)
             e.game_ended.termination = event.termination
+        elif type(event) in _FLAT_BOARD_EVENTS:
+            message = getattr(e, _FLAT_BOARD_EVENTS[type(event)])
+            message.SetInParent()
+            for name, value in event._asdict().items():
+                if isinstance(value, tuple):
+                    getattr(message, name).extend(value)
+                else:
+                    setattr(message, name, value)
         else:
             raise WireError(f"no wire form for board event {type(event).__name__}")
 
@@ -713,6 +754,12 @@ class BoardCodec(Codec):
         if which == "game_ended":
             g = e.game_ended
             return brettspiel_view.GameEnded(tuple(g.scores), tuple(g.ranks), g.termination)
+        if which in _FLAT_BOARD_EVENT_OF:
+            cls = _FLAT_BOARD_EVENT_OF[which]
+            flat = getattr(e, which)
+            values = (getattr(flat, name) for name in cls._fields)
+            event: Event = cls(*(v if isinstance(v, (int, str)) else tuple(v) for v in values))
+            return event
         raise WireError(f"unknown board event {which!r}")
 
 

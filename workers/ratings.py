@@ -8,16 +8,38 @@ from __future__ import annotations
 
 import random
 import statistics
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections import defaultdict, deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 from bot_sdk.tournament import bootstrap_interval
 
 RESAMPLES = 2000
+
+
+def rate_matches(
+    matches: Iterable[Sequence[tuple[int, int]]], entrants: int
+) -> Iterator[list[PlackettLuceRating]]:
+    """OpenSkill Plackett–Luce over matches in order; after each match, every entrant's rating.
+
+    Each match is its seats' ``(position, rank)`` pairs. The one rating loop of the project: the
+    standings and the dashboard's rating paths both replay it.
+    """
+    model = PlackettLuce()
+    players = [model.rating(name=str(position)) for position in range(entrants)]
+    for seats in matches:
+        rated = model.rate([[players[position]] for position, _ in seats], ranks=[rank for _, rank in seats])
+        for (position, _), team in zip(seats, rated, strict=True):
+            players[position] = team[0]
+        yield players
+
+
+def prior_ordinal() -> float:
+    """The conservative rating of an entrant that has not played."""
+    return float(PlackettLuce().rating().ordinal())
 
 
 def compute_ratings(
@@ -32,17 +54,15 @@ def compute_ratings(
     ``results`` are seat results in match order, each with ``block``, ``match_id``,
     ``position``, ``score``, ``rank`` and ``faults``.
     """
-    model = PlackettLuce()
-    players = [model.rating(name=str(position)) for position in range(entrants)]
     block_scores: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     games = [0] * entrants
     faults = [0] * entrants
-    for _, seats_iter in groupby(results, key=lambda r: r["match_id"]):
-        seats = list(seats_iter)
-        teams = [[players[s["position"]]] for s in seats]
-        rated = model.rate(teams, ranks=[s["rank"] for s in seats])
-        for s, team in zip(seats, rated, strict=True):
-            players[s["position"]] = team[0]
+    matches = [list(seats) for _, seats in groupby(results, key=lambda r: r["match_id"])]
+    seatings = ([(s["position"], s["rank"]) for s in seats] for seats in matches)
+    last = deque(rate_matches(seatings, entrants), 1)
+    players = last[0] if last else [PlackettLuce().rating(name=str(p)) for p in range(entrants)]
+    for seats in matches:
+        for s in seats:
             block_scores[s["position"]][s["block"]].append(s["score"])
             games[s["position"]] += 1
             faults[s["position"]] += int(s["faults"])

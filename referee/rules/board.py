@@ -14,10 +14,14 @@ A layout file is JSON::
 Each row lists its spaces from first to last, separated by blanks, in this notation:
 
     .        a plain space
-    T        Take Row (only on a row's last space, which must be one)
+    T        Take Row; on the red side "Take Row (Ox)" (only on a row's last space, which must
+             be a take-row space: T or TT)
+    TT       Take Row (Tiles), red side: the row's tiles go behind the player's screen
     G  GG    green ox, single or double: plus points for the tile's oxen (× 2)
     R  RR    red ox, single or double: minus points for the tile's oxen (× 2)
     +N -N    N plus or minus points
+    +t       Draw Tile (red side): a tile from the supply behind the player's screen
+    +a       Draw Action Card (red side): an action card to the player's hand
     D        a double-tile space: its row is the "Play Two Tiles" row
 
 Rows, spaces and clovers are numbered from 0, as the engine counts; error messages name the
@@ -48,7 +52,12 @@ class SpaceKind(enum.StrEnum):
     PLAIN = "plain"
     """Nothing."""
     TAKE_ROW = "take_row"
-    """The row's other tiles score their oxen as minus points and leave; the tile opens a new row."""
+    """The row's other tiles score their oxen as minus points and leave; the tile opens a new row.
+
+    On the red side this is "Take Row (Ox)": the player chooses the new row.
+    """
+    TAKE_TILES = "take_tiles"
+    """"Take Row (Tiles)", red side: the row's other tiles go behind the player's screen, no points."""
     GREEN_OX = "green_ox"
     """Plus points: the tile's oxen times ``amount`` (1 or 2)."""
     RED_OX = "red_ox"
@@ -57,19 +66,40 @@ class SpaceKind(enum.StrEnum):
     """``amount`` points, plus or minus."""
     DOUBLE_TILE = "double_tile"
     """No effect; while one is uncovered in an active row, everyone plays two tiles."""
+    DRAW_TILE = "draw_tile"
+    """"Draw Tile", red side: the player draws a tile from the supply behind the screen."""
+    DRAW_ACTION_CARD = "draw_action_card"
+    """"Draw Action Card", red side: the player draws an action card (the discard pile reshuffled)."""
 
 
-TAKE_KINDS = frozenset({SpaceKind.TAKE_ROW})
+TAKE_KINDS = frozenset({SpaceKind.TAKE_ROW, SpaceKind.TAKE_TILES})
 """Kinds that end a row: exactly the last space of every row is one of them."""
+
+BASIC_KINDS = frozenset(
+    {
+        SpaceKind.PLAIN,
+        SpaceKind.TAKE_ROW,
+        SpaceKind.GREEN_OX,
+        SpaceKind.RED_OX,
+        SpaceKind.POINTS,
+        SpaceKind.DOUBLE_TILE,
+    }
+)
+"""The kinds of space of the blue side, which the basic game knows."""
+PRO_KINDS = BASIC_KINDS | {SpaceKind.TAKE_TILES, SpaceKind.DRAW_TILE, SpaceKind.DRAW_ACTION_CARD}
+"""The kinds of space the pro version knows: the blue side's and the red side's."""
 
 _TOKENS: dict[str, tuple[SpaceKind, int]] = {
     ".": (SpaceKind.PLAIN, 0),
     "T": (SpaceKind.TAKE_ROW, 0),
+    "TT": (SpaceKind.TAKE_TILES, 0),
     "G": (SpaceKind.GREEN_OX, 1),
     "GG": (SpaceKind.GREEN_OX, 2),
     "R": (SpaceKind.RED_OX, 1),
     "RR": (SpaceKind.RED_OX, 2),
     "D": (SpaceKind.DOUBLE_TILE, 0),
+    "+t": (SpaceKind.DRAW_TILE, 0),
+    "+a": (SpaceKind.DRAW_ACTION_CARD, 0),
 }
 _POINTS = re.compile(r"^[+-][1-9][0-9]?$")
 
@@ -211,7 +241,7 @@ def _parse_row(raw: Any, where: str) -> Row:
         except ValueError as exc:
             raise ConfigError(f"{where}, space {j}: {exc}") from None
         if (j == last) != (space.kind in TAKE_KINDS):
-            what = "the last space must be a take-row space" if j == last else "only the last space may take"
+            what = "the last space must take the row (T, TT)" if j == last else "only the last space may take"
             raise ConfigError(f"{where}, space {j} {token!r}: {what}")
         if space.kind is SpaceKind.DOUBLE_TILE and j == 0:
             raise ConfigError(f"{where}, space 0 'D': a row's first space holds its opening tile")

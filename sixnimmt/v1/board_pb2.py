@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from sixnimmt.v1 import classic_pb2 as sixnimmt_dot_v1_dot_classic__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17sixnimmt/v1/board.proto\x12\x0bsixnimmt.v1\x1a\x19sixnimmt/v1/classic.proto\"\'\n\tBoardPlay\x12\x0c\n\x04tile\x18\x01 \x01(\x05\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"7\n\tBoardLuck\x12\x13\n\x0bplus_points\x18\x01 \x01(\x05\x12\x15\n\rpositive_oxen\x18\x02 \x01(\x05\"7\n\x0b\x42oardTarget\x12\x0c\n\x04tile\x18\x01 \x01(\x05\x12\x0b\n\x03row\x18\x02 \x01(\x05\x12\r\n\x05space\x18\x03 \x01(\x05\"\xc4\x04\n\tBoardView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12\r\n\x05phase\x18\x03 \x01(\t\x12\x10\n\x08tile_set\x18\x04 \x01(\x05\x12\x11\n\ttile_sets\x18\x05 \x01(\x05\x12\x12\n\ntiles_each\x18\x06 \x01(\x05\x12\r\n\x05round\x18\x07 \x01(\x05\x12\x0e\n\x06screen\x18\x08 \x03(\x05\x12\x14\n\x0cscreen_sizes\x18\t \x03(\x05\x12 \n\x04rows\x18\n \x03(\x0b\x32\x12.sixnimmt.v1.Cards\x12\x0e\n\x06scores\x18\x0b \x03(\x05\x12$\n\x04luck\x18\x0c \x03(\x0b\x32\x16.sixnimmt.v1.BoardLuck\x12%\n\x05piles\x18\r \x01(\x0b\x32\x16.sixnimmt.v1.BoardLuck\x12(\n\x08revealed\x18\x0e \x03(\x0b\x32\x16.sixnimmt.v1.BoardPlay\x12\x10\n\x08\x61ttached\x18\x0f \x01(\x05\x12\r\n\x05\x62oxed\x18\x10 \x03(\x05\x12\x13\n\x0bsupply_size\x18\x11 \x01(\x05\x12\x12\n\nplay_count\x18\x12 \x01(\x05\x12+\n\tattaching\x18\x13 \x01(\x0b\x32\x18.sixnimmt.v1.BoardTarget\x12\r\n\x05\x64raws\x18\x14 \x01(\x05\x12\x12\n\nluck_cards\x18\x15 \x01(\x08\x12\x0c\n\x04oxen\x18\x16 \x03(\x05\x12\x14\n\nboard_name\x18\x17 \x01(\tH\x00\x12\x14\n\nboard_json\x18\x18 \x01(\tH\x00\x12\x14\n\x0c\x62oard_source\x18\x19 \x01(\tB\x08\n\x06layout\"\xe2\x08\n\nBoardEvent\x12\x39\n\x0btiles_dealt\x18\x01 \x01(\x0b\x32\".sixnimmt.v1.BoardEvent.TilesDealtH\x00\x12?\n\x0etiles_revealed\x18\x02 \x01(\x0b\x32%.sixnimmt.v1.BoardEvent.TilesRevealedH\x00\x12\x42\n\x10luck_card_played\x18\x03 \x01(\x0b\x32&.sixnimmt.v1.BoardEvent.LuckCardPlayedH\x00\x12=\n\rtile_attached\x18\x04 \x01(\x0b\x32$.sixnimmt.v1.BoardEvent.TileAttachedH\x00\x12\x35\n\trow_taken\x18\x05 \x01(\x0b\x32 .sixnimmt.v1.BoardEvent.RowTakenH\x00\x12=\n\rpoints_scored\x18\x06 \x01(\x0b\x32$.sixnimmt.v1.BoardEvent.PointsScoredH\x00\x12@\n\x0fluck_card_taken\x18\x07 \x01(\x0b\x32%.sixnimmt.v1.BoardEvent.LuckCardTakenH\x00\x12\x37\n\ngame_ended\x18\x08 \x01(\x0b\x32!.sixnimmt.v1.BoardEvent.GameEndedH\x00\x1a@\n\nTilesDealt\x12\x10\n\x08tile_set\x18\x01 \x01(\x05\x12 \n\x04rows\x18\x02 \x03(\x0b\x32\x12.sixnimmt.v1.Cards\x1aW\n\rTilesRevealed\x12\x10\n\x08tile_set\x18\x01 \x01(\x05\x12\r\n\x05round\x18\x02 \x01(\x05\x12%\n\x05plays\x18\x03 \x03(\x0b\x32\x16.sixnimmt.v1.BoardPlay\x1aK\n\x0eLuckCardPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x12\x0c\n\x04tile\x18\x03 \x01(\x05\x12\x0f\n\x07targets\x18\x04 \x03(\x05\x1aV\n\x0cTileAttached\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04tile\x18\x02 \x01(\x05\x12\x0b\n\x03row\x18\x03 \x01(\x05\x12\r\n\x05space\x18\x04 \x01(\x05\x12\x0e\n\x06\x65\x66\x66\x65\x63t\x18\x05 \x01(\t\x1aR\n\x08RowTaken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0b\n\x03row\x18\x02 \x01(\x05\x12\r\n\x05tiles\x18\x03 \x03(\x05\x12\x0c\n\x04oxen\x18\x04 \x01(\x05\x12\x0e\n\x06opened\x18\x05 \x01(\x05\x1aY\n\x0cPointsScored\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06points\x18\x02 \x01(\x05\x12\x0c\n\x04kept\x18\x03 \x01(\x05\x12\r\n\x05total\x18\x04 \x01(\x05\x12\x0e\n\x06reason\x18\x05 \x01(\t\x1a+\n\rLuckCardTaken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x1a?\n\tGameEnded\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\r\n\x05ranks\x18\x02 \x03(\x05\x12\x13\n\x0btermination\x18\x03 \x01(\tB\x07\n\x05\x65ventb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17sixnimmt/v1/board.proto\x12\x0bsixnimmt.v1\x1a\x19sixnimmt/v1/classic.proto\"\'\n\tBoardPlay\x12\x0c\n\x04tile\x18\x01 \x01(\x05\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"7\n\tBoardLuck\x12\x13\n\x0bplus_points\x18\x01 \x01(\x05\x12\x15\n\rpositive_oxen\x18\x02 \x01(\x05\"7\n\x0b\x42oardTarget\x12\x0c\n\x04tile\x18\x01 \x01(\x05\x12\x0b\n\x03row\x18\x02 \x01(\x05\x12\r\n\x05space\x18\x03 \x01(\x05\"/\n\x0c\x42oardOpening\x12\x0c\n\x04tile\x18\x01 \x01(\x05\x12\x11\n\ttaken_row\x18\x02 \x01(\x05\"\xf5\x05\n\tBoardView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12\r\n\x05phase\x18\x03 \x01(\t\x12\x10\n\x08tile_set\x18\x04 \x01(\x05\x12\x11\n\ttile_sets\x18\x05 \x01(\x05\x12\x12\n\ntiles_each\x18\x06 \x01(\x05\x12\r\n\x05round\x18\x07 \x01(\x05\x12\x0e\n\x06screen\x18\x08 \x03(\x05\x12\x14\n\x0cscreen_sizes\x18\t \x03(\x05\x12 \n\x04rows\x18\n \x03(\x0b\x32\x12.sixnimmt.v1.Cards\x12\x0e\n\x06scores\x18\x0b \x03(\x05\x12$\n\x04luck\x18\x0c \x03(\x0b\x32\x16.sixnimmt.v1.BoardLuck\x12%\n\x05piles\x18\r \x01(\x0b\x32\x16.sixnimmt.v1.BoardLuck\x12(\n\x08revealed\x18\x0e \x03(\x0b\x32\x16.sixnimmt.v1.BoardPlay\x12\x10\n\x08\x61ttached\x18\x0f \x01(\x05\x12\r\n\x05\x62oxed\x18\x10 \x03(\x05\x12\x13\n\x0bsupply_size\x18\x11 \x01(\x05\x12\x12\n\nplay_count\x18\x12 \x01(\x05\x12+\n\tattaching\x18\x13 \x01(\x0b\x32\x18.sixnimmt.v1.BoardTarget\x12\r\n\x05\x64raws\x18\x14 \x01(\x05\x12\x12\n\nluck_cards\x18\x15 \x01(\x08\x12\x0c\n\x04oxen\x18\x16 \x03(\x05\x12\x14\n\nboard_name\x18\x17 \x01(\tH\x00\x12\x14\n\nboard_json\x18\x18 \x01(\tH\x00\x12\x14\n\x0c\x62oard_source\x18\x19 \x01(\t\x12\x0b\n\x03pro\x18\x1a \x01(\x08\x12\r\n\x05stops\x18\x1b \x03(\x05\x12\x12\n\nstop_signs\x18\x1c \x01(\x05\x12\x14\n\x0c\x61\x63tion_cards\x18\x1d \x03(\x05\x12\x12\n\nhand_sizes\x18\x1e \x03(\x05\x12\x18\n\x10\x61\x63tion_pile_size\x18\x1f \x01(\x05\x12\x0f\n\x07\x64iscard\x18  \x03(\x05\x12*\n\x07opening\x18! \x01(\x0b\x32\x19.sixnimmt.v1.BoardOpeningB\x08\n\x06layout\"\xa0\x10\n\nBoardEvent\x12\x39\n\x0btiles_dealt\x18\x01 \x01(\x0b\x32\".sixnimmt.v1.BoardEvent.TilesDealtH\x00\x12?\n\x0etiles_revealed\x18\x02 \x01(\x0b\x32%.sixnimmt.v1.BoardEvent.TilesRevealedH\x00\x12\x42\n\x10luck_card_played\x18\x03 \x01(\x0b\x32&.sixnimmt.v1.BoardEvent.LuckCardPlayedH\x00\x12=\n\rtile_attached\x18\x04 \x01(\x0b\x32$.sixnimmt.v1.BoardEvent.TileAttachedH\x00\x12\x35\n\trow_taken\x18\x05 \x01(\x0b\x32 .sixnimmt.v1.BoardEvent.RowTakenH\x00\x12=\n\rpoints_scored\x18\x06 \x01(\x0b\x32$.sixnimmt.v1.BoardEvent.PointsScoredH\x00\x12@\n\x0fluck_card_taken\x18\x07 \x01(\x0b\x32%.sixnimmt.v1.BoardEvent.LuckCardTakenH\x00\x12\x37\n\ngame_ended\x18\x08 \x01(\x0b\x32!.sixnimmt.v1.BoardEvent.GameEndedH\x00\x12\x37\n\nrow_opened\x18\t \x01(\x0b\x32!.sixnimmt.v1.BoardEvent.RowOpenedH\x00\x12\x39\n\x0brow_shifted\x18\n \x01(\x0b\x32\".sixnimmt.v1.BoardEvent.RowShiftedH\x00\x12\x46\n\x12\x61\x63tion_cards_dealt\x18\x0b \x01(\x0b\x32(.sixnimmt.v1.BoardEvent.ActionCardsDealtH\x00\x12\x46\n\x12\x61\x63tion_card_played\x18\x0c \x01(\x0b\x32(.sixnimmt.v1.BoardEvent.ActionCardPlayedH\x00\x12\x46\n\x12stop_signs_removed\x18\r \x01(\x0b\x32(.sixnimmt.v1.BoardEvent.StopSignsRemovedH\x00\x12\x37\n\ntile_drawn\x18\x0e \x01(\x0b\x32!.sixnimmt.v1.BoardEvent.TileDrawnH\x00\x12\x44\n\x11\x61\x63tion_card_drawn\x18\x0f \x01(\x0b\x32\'.sixnimmt.v1.BoardEvent.ActionCardDrawnH\x00\x12P\n\x17\x61\x63tion_cards_reshuffled\x18\x10 \x01(\x0b\x32-.sixnimmt.v1.BoardEvent.ActionCardsReshuffledH\x00\x1a@\n\nTilesDealt\x12\x10\n\x08tile_set\x18\x01 \x01(\x05\x12 \n\x04rows\x18\x02 \x03(\x0b\x32\x12.sixnimmt.v1.Cards\x1aW\n\rTilesRevealed\x12\x10\n\x08tile_set\x18\x01 \x01(\x05\x12\r\n\x05round\x18\x02 \x01(\x05\x12%\n\x05plays\x18\x03 \x03(\x0b\x32\x16.sixnimmt.v1.BoardPlay\x1aK\n\x0eLuckCardPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x12\x0c\n\x04tile\x18\x03 \x01(\x05\x12\x0f\n\x07targets\x18\x04 \x03(\x05\x1aV\n\x0cTileAttached\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04tile\x18\x02 \x01(\x05\x12\x0b\n\x03row\x18\x03 \x01(\x05\x12\r\n\x05space\x18\x04 \x01(\x05\x12\x0e\n\x06\x65\x66\x66\x65\x63t\x18\x05 \x01(\t\x1aR\n\x08RowTaken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0b\n\x03row\x18\x02 \x01(\x05\x12\r\n\x05tiles\x18\x03 \x03(\x05\x12\x0c\n\x04oxen\x18\x04 \x01(\x05\x12\x0e\n\x06opened\x18\x05 \x01(\x05\x1aY\n\x0cPointsScored\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06points\x18\x02 \x01(\x05\x12\x0c\n\x04kept\x18\x03 \x01(\x05\x12\r\n\x05total\x18\x04 \x01(\x05\x12\x0e\n\x06reason\x18\x05 \x01(\t\x1a+\n\rLuckCardTaken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x1a?\n\tGameEnded\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\r\n\x05ranks\x18\x02 \x03(\x05\x12\x13\n\x0btermination\x18\x03 \x01(\t\x1a\x44\n\tRowOpened\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04tile\x18\x02 \x01(\x05\x12\x0b\n\x03row\x18\x03 \x01(\x05\x12\x0e\n\x06\x65\x66\x66\x65\x63t\x18\x04 \x01(\t\x1aT\n\nRowShifted\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04tile\x18\x02 \x01(\x05\x12\x0b\n\x03row\x18\x03 \x01(\x05\x12\r\n\x05space\x18\x04 \x01(\x05\x12\x0e\n\x06\x65\x66\x66\x65\x63t\x18\x05 \x01(\t\x1a.\n\x10\x41\x63tionCardsDealt\x12\x0c\n\x04\x65\x61\x63h\x18\x01 \x01(\x05\x12\x0c\n\x04pile\x18\x02 \x01(\x05\x1aM\n\x10\x41\x63tionCardPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x12\x0c\n\x04tile\x18\x03 \x01(\x05\x12\x0f\n\x07targets\x18\x04 \x03(\x05\x1a \n\x10StopSignsRemoved\x12\x0c\n\x04rows\x18\x01 \x03(\x05\x1a\x19\n\tTileDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a\x1f\n\x0f\x41\x63tionCardDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x1a&\n\x15\x41\x63tionCardsReshuffled\x12\r\n\x05\x63\x61rds\x18\x01 \x01(\x05\x42\x07\n\x05\x65ventb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,24 +38,42 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_BOARDLUCK']._serialized_end=163
   _globals['_BOARDTARGET']._serialized_start=165
   _globals['_BOARDTARGET']._serialized_end=220
-  _globals['_BOARDVIEW']._serialized_start=223
-  _globals['_BOARDVIEW']._serialized_end=803
-  _globals['_BOARDEVENT']._serialized_start=806
-  _globals['_BOARDEVENT']._serialized_end=1928
-  _globals['_BOARDEVENT_TILESDEALT']._serialized_start=1316
-  _globals['_BOARDEVENT_TILESDEALT']._serialized_end=1380
-  _globals['_BOARDEVENT_TILESREVEALED']._serialized_start=1382
-  _globals['_BOARDEVENT_TILESREVEALED']._serialized_end=1469
-  _globals['_BOARDEVENT_LUCKCARDPLAYED']._serialized_start=1471
-  _globals['_BOARDEVENT_LUCKCARDPLAYED']._serialized_end=1546
-  _globals['_BOARDEVENT_TILEATTACHED']._serialized_start=1548
-  _globals['_BOARDEVENT_TILEATTACHED']._serialized_end=1634
-  _globals['_BOARDEVENT_ROWTAKEN']._serialized_start=1636
-  _globals['_BOARDEVENT_ROWTAKEN']._serialized_end=1718
-  _globals['_BOARDEVENT_POINTSSCORED']._serialized_start=1720
-  _globals['_BOARDEVENT_POINTSSCORED']._serialized_end=1809
-  _globals['_BOARDEVENT_LUCKCARDTAKEN']._serialized_start=1811
-  _globals['_BOARDEVENT_LUCKCARDTAKEN']._serialized_end=1854
-  _globals['_BOARDEVENT_GAMEENDED']._serialized_start=1856
-  _globals['_BOARDEVENT_GAMEENDED']._serialized_end=1919
+  _globals['_BOARDOPENING']._serialized_start=222
+  _globals['_BOARDOPENING']._serialized_end=269
+  _globals['_BOARDVIEW']._serialized_start=272
+  _globals['_BOARDVIEW']._serialized_end=1029
+  _globals['_BOARDEVENT']._serialized_start=1032
+  _globals['_BOARDEVENT']._serialized_end=3112
+  _globals['_BOARDEVENT_TILESDEALT']._serialized_start=2083
+  _globals['_BOARDEVENT_TILESDEALT']._serialized_end=2147
+  _globals['_BOARDEVENT_TILESREVEALED']._serialized_start=2149
+  _globals['_BOARDEVENT_TILESREVEALED']._serialized_end=2236
+  _globals['_BOARDEVENT_LUCKCARDPLAYED']._serialized_start=2238
+  _globals['_BOARDEVENT_LUCKCARDPLAYED']._serialized_end=2313
+  _globals['_BOARDEVENT_TILEATTACHED']._serialized_start=2315
+  _globals['_BOARDEVENT_TILEATTACHED']._serialized_end=2401
+  _globals['_BOARDEVENT_ROWTAKEN']._serialized_start=2403
+  _globals['_BOARDEVENT_ROWTAKEN']._serialized_end=2485
+  _globals['_BOARDEVENT_POINTSSCORED']._serialized_start=2487
+  _globals['_BOARDEVENT_POINTSSCORED']._serialized_end=2576
+  _globals['_BOARDEVENT_LUCKCARDTAKEN']._serialized_start=2578
+  _globals['_BOARDEVENT_LUCKCARDTAKEN']._serialized_end=2621
+  _globals['_BOARDEVENT_GAMEENDED']._serialized_start=2623
+  _globals['_BOARDEVENT_GAMEENDED']._serialized_end=2686
+  _globals['_BOARDEVENT_ROWOPENED']._serialized_start=2688
+  _globals['_BOARDEVENT_ROWOPENED']._serialized_end=2756
+  _globals['_BOARDEVENT_ROWSHIFTED']._serialized_start=2758
+  _globals['_BOARDEVENT_ROWSHIFTED']._serialized_end=2842
+  _globals['_BOARDEVENT_ACTIONCARDSDEALT']._serialized_start=2844
+  _globals['_BOARDEVENT_ACTIONCARDSDEALT']._serialized_end=2890
+  _globals['_BOARDEVENT_ACTIONCARDPLAYED']._serialized_start=2892
+  _globals['_BOARDEVENT_ACTIONCARDPLAYED']._serialized_end=2969
+  _globals['_BOARDEVENT_STOPSIGNSREMOVED']._serialized_start=2971
+  _globals['_BOARDEVENT_STOPSIGNSREMOVED']._serialized_end=3003
+  _globals['_BOARDEVENT_TILEDRAWN']._serialized_start=3005
+  _globals['_BOARDEVENT_TILEDRAWN']._serialized_end=3030
+  _globals['_BOARDEVENT_ACTIONCARDDRAWN']._serialized_start=3032
+  _globals['_BOARDEVENT_ACTIONCARDDRAWN']._serialized_end=3063
+  _globals['_BOARDEVENT_ACTIONCARDSRESHUFFLED']._serialized_start=3065
+  _globals['_BOARDEVENT_ACTIONCARDSRESHUFFLED']._serialized_end=3103
 # @@protoc_insertion_point(module_scope)

@@ -32,18 +32,19 @@ def test_the_variant_is_registered_with_its_reference_bots() -> None:
     assert reference_bot("board", "heuristic") is HeuristicBot
 
 
+@pytest.mark.parametrize("pro", [False, True])
 @pytest.mark.parametrize("luck", [False, True])
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
-def test_reference_bots_play_whole_games_and_the_transcripts_verify(players: int, luck: bool) -> None:
-    game = make_variant("board", {"players": players, "luck": luck})
+def test_reference_bots_play_whole_games_and_transcripts_verify(players: int, luck: bool, pro: bool) -> None:
+    game = make_variant("board", {"players": players, "luck": luck, "pro": pro})
     seats = [RandomBot, HeuristicBot, LowestBot, RandomBot, HeuristicBot, LowestBot][:players]
     for seed in range(3):
         result = play_match(game, seats, seed)
         transcript = Transcript.from_json(json.loads(json.dumps(result.transcript.to_json())))
         assert verify(transcript) == result.outcome
         assert transcript.digest() == result.transcript.digest()
-        chance_steps = [step for step in transcript.steps if step[0][0] == CHANCE]
-        assert len(chance_steps) == (2 if players <= 3 else 1)
+        deals = [step for step in transcript.steps if step[0][0] == CHANCE and isinstance(step[0][1], tuple)]
+        assert len(deals) == (2 if players <= 3 and not pro else 1)
 
 
 def test_a_transcript_with_a_forged_deal_is_rejected() -> None:
@@ -72,10 +73,37 @@ def test_points_now_previews_the_forced_attach() -> None:
     assert points_now(view, 21) == 0
 
 
+def test_the_sdk_defaults_answer_the_pro_decisions() -> None:
+    """A bot with only ``choose_tiles`` passes on action cards and opens the best first space."""
+    game = make_variant("board", {"players": 3, "pro": True, "luck": True})
+    result = play_match(game, [LowestBot, LowestBot, RandomBot], 4)
+    assert verify(result.transcript) == result.outcome
+    assert isinstance(game, Brettspiel)
+    state = game.position(
+        [(10,), (20,), (30,), (40, 41, 42, 43), (), (), (), (), (), ()], [(44,), (50,), (60,)]
+    )
+    # Row 3 of the red side is ". . R . +t . . TT": the 44 lands on the draw tile space.
+    state, _ = game.apply(state, {0: 44, 1: 50, 2: 60})
+    assert state.pending[0].seat == CHANCE
+
+
+def test_the_default_row_is_the_best_first_space_for_the_tile() -> None:
+    game = make_variant("board", {"players": 2, "pro": True})
+    assert isinstance(game, Brettspiel)
+    # Row 5 of the red side is "RR . +4 . +a TT": the 46 takes it; of the free rows 2 ("."),
+    # 4 ("+a") and 5 ("RR" once taken) row 4's action card is worth most.
+    rows = [(10,), (20,), (), (30,), (), (40, 41, 42, 43, 45), (), (), (), ()]
+    state = game.position(rows, [(46, 1), (50, 2)])
+    state, _ = game.apply(state, {0: 46, 1: 50})
+    view = game.view(state, 0)
+    assert view.decision is not None and view.decision.options == (2, 4, 6, 7, 8, 9)
+    assert LowestBot().decide(view) == 4
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("luck", [False, True])
-def test_the_heuristic_beats_random(luck: bool) -> None:
-    game = make_variant("board", {"luck": luck})
+@pytest.mark.parametrize(("luck", "pro"), [(False, False), (True, False), (False, True), (True, True)])
+def test_the_heuristic_beats_random(luck: bool, pro: bool) -> None:
+    game = make_variant("board", {"luck": luck, "pro": pro})
     mine, theirs = [], []
     for seed in range(80):
         seat = seed % 4

@@ -23,6 +23,22 @@ EVENT_TYPES = {
     "TilesDealt", "TilesRevealed", "LuckCardPlayed", "TileAttached", "RowTaken", "PointsScored",
     "LuckCardTaken", "GameEnded",
 }  # fmt: skip
+PRO_EVENT_TYPES = {
+    "RowOpened", "RowShifted", "ActionCardsDealt", "ActionCardPlayed", "StopSignsRemoved", "TileDrawn",
+    "ActionCardDrawn", "ActionCardsReshuffled",
+}  # fmt: skip
+VERSIONS = {
+    "basic": {},
+    "luck": {"luck": True},
+    "pro": {"pro": True},
+    "pro-luck": {"pro": True, "luck": True},
+}
+"""The four versions of the board game, as config options."""
+SCARCE_ACTION_CARDS = {
+    "action_cards_each": 1, "stop_cards": 2, "tile_swap_cards": 1, "skip_cards": 1, "move_to_front_cards": 1,
+    "attach_ascending_cards": 1, "one_more_tile_cards": 1,
+}  # fmt: skip
+"""A deck small enough to run out, so that the discard pile is reshuffled."""
 
 
 def dealt(game: Brettspiel, seed: int) -> BrettspielState:
@@ -76,14 +92,18 @@ def play_through_the_wire(game: Brettspiel, seed: int, seen: Counter[str]) -> No
             seen[type(event).__name__] += 1
 
 
-@pytest.mark.parametrize("luck", [False, True])
-def test_every_view_and_event_of_random_games_round_trips(luck: bool) -> None:
+@pytest.mark.parametrize("version", list(VERSIONS))
+def test_every_view_and_event_of_random_games_round_trips(version: str) -> None:
+    options = VERSIONS[version]
+    luck, pro = bool(options.get("luck")), bool(options.get("pro"))
     seen: Counter[str] = Counter()
     for seed in range(12):
         players = 2 + seed % 5
-        config = BrettspielConfig(players=players, luck=luck)
+        config = BrettspielConfig(players=players, **options)
         if luck and seed % 3 == 0:
             config = replace(config, plus_points_cards=1, positive_oxen_cards=2)
+        if pro and seed % 4 == 1:
+            config = replace(config, **SCARCE_ACTION_CARDS)
         play_through_the_wire(Brettspiel(config), seed, seen)
     expected = {"view:play", "kind:card", "kind:cards"} | EVENT_TYPES
     if luck:
@@ -91,6 +111,10 @@ def test_every_view_and_event_of_random_games_round_trips(luck: bool) -> None:
     else:
         expected -= {"LuckCardPlayed", "LuckCardTaken"}
         assert not {"view:luck", "view:pile", "LuckCardPlayed", "LuckCardTaken"} & set(seen)
+    if pro:
+        expected |= {"view:action", "view:row", "kind:action_card", "kind:row", "attaching"} | PRO_EVENT_TYPES
+    else:
+        assert not {"view:action", "view:row", *PRO_EVENT_TYPES} & set(seen)
     assert expected <= set(seen), expected - set(seen)
 
 
@@ -147,8 +171,9 @@ def test_luck_actions_and_the_pile_kind_cross_the_wire() -> None:
 # -- real processes --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("luck", [False, True])
-def test_bots_as_processes_play_the_board_game_under_the_referee(luck: bool) -> None:
+@pytest.mark.parametrize("version", ["basic", "luck", "pro-luck"])
+def test_bots_as_processes_play_the_board_game_under_the_referee(version: str) -> None:
+    options = VERSIONS[version]
     specs = {"random": "random", "heuristic": "heuristic"}
     plans = [
         MatchPlan(("random", "heuristic"), 11),
@@ -159,7 +184,7 @@ def test_bots_as_processes_play_the_board_game_under_the_referee(luck: bool) -> 
     happened: set[str] = set()
     with local_referee() as client:
         for plan in plans:
-            config = {"players": len(plan.entrants), "luck": luck}
+            config = {"players": len(plan.entrants), **options}
             run = play_remote(specs, [plan], variant="board", config=config, client=client)
             assert run.exit_codes == {"random": 0, "heuristic": 0}
             (match,) = run.matches
@@ -169,16 +194,19 @@ def test_bots_as_processes_play_the_board_game_under_the_referee(luck: bool) -> 
             transcript = Transcript.from_json(json.loads(json.dumps(match.transcript)))
             outcome = verify(transcript)
             assert transcript.digest() == match.digest
-            assert transcript.variant == "board" and transcript.config["luck"] is luck
+            assert transcript.variant == "board"
+            assert all(transcript.config[k] == v for k, v in options.items())
             assert tuple(s.score for s in sorted(match.seats, key=lambda s: s.seat)) == outcome.scores
             happened.update(type(e).__name__ for step in replay(transcript)[1] for e in step)
-    # With luck, the bots were asked for luck cards and piles over the wire, and used them.
-    assert ({"LuckCardPlayed", "LuckCardTaken"} <= happened) is luck
+    # With luck, the bots were asked for luck cards and piles over the wire, and used them; in
+    # the pro version, action cards and rows.
+    assert ({"LuckCardPlayed", "LuckCardTaken"} <= happened) is bool(options.get("luck"))
+    assert ({"ActionCardPlayed", "RowOpened"} <= happened) is bool(options.get("pro"))
 
 
-@pytest.mark.parametrize("luck", [False, True])
-def test_remote_board_games_are_the_in_process_games(luck: bool) -> None:
-    kwargs = {"variant": "board", "config": {"luck": luck}, "table_size": 3, "deals": 1, "seed": 5}
+@pytest.mark.parametrize("version", list(VERSIONS))
+def test_remote_board_games_are_the_in_process_games(version: str) -> None:
+    kwargs = {"variant": "board", "config": VERSIONS[version], "table_size": 3, "deals": 1, "seed": 5}
     bots = ["random", "heuristic", "random"]
     local_table, local = run_tournament(bots, **kwargs)
     remote_table, remote = run_tournament(bots, remote=True, **kwargs)
