@@ -8,6 +8,7 @@ permutations are decoded from the hashed bits in the factorial number system, on
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from typing import TypeVar
@@ -51,21 +52,55 @@ class SeededChance:
         n = len(items)
         if not 0 <= k <= n:
             raise ValueError(f"cannot sample {k} of {n} items")
-        pool = list(items)
-        # Enough bits for n!/(n-k)! outcomes plus 128 bits of slack against bias.
-        bits = sum((n - i).bit_length() for i in range(k)) + 128
+        bits, chunks = _sample_plan(n, k)
         number = self._bits(bits)
+        pool = list(items)
         out: list[T] = []
-        for i in range(k):
-            number, j = divmod(number, n - i)
-            last = n - 1 - i
-            pool[j], pool[last] = pool[last], pool[j]
-            out.append(pool[last])
+        append = out.append
+        # Digit i of ``number`` in the mixed radix n, n-1, …, n-k+1 picks the i-th item from
+        # the pool's first n-i places; the last of them takes the picked item's place. The big
+        # number is divided once per chunk and the chunk's digits come from the remainder, a
+        # single-digit int that CPython divides on a fast path: the very same digits as
+        # dividing the big number each time, so a seed's outcomes are unchanged.
+        for product, radices in chunks:
+            number, small = divmod(number, product)
+            for radix in radices:
+                j = small % radix
+                small //= radix
+                append(pool[j])
+                pool[j] = pool[radix - 1]
         return out
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
         """All items in random order."""
         return self.sample(items, len(items))
+
+
+_SMALL = 1 << 30
+"""Remainders below this are single-digit ints for CPython: cheap to divide."""
+
+
+@functools.lru_cache(maxsize=256)
+def _sample_plan(n: int, k: int) -> tuple[int, tuple[tuple[int, tuple[int, ...]], ...]]:
+    """How :meth:`SeededChance.sample` draws ``k`` of ``n`` items: the bits it needs and its chunks.
+
+    The radices n, n-1, …, n-k+1 are grouped into chunks ``(product, radices)`` whose product
+    stays below 2**30 (a lone bigger radix makes a chunk of its own).
+    """
+    # Enough bits for n!/(n-k)! outcomes plus 128 bits of slack against bias.
+    bits = sum((n - i).bit_length() for i in range(k)) + 128
+    chunks: list[tuple[int, tuple[int, ...]]] = []
+    radices: list[int] = []
+    product = 1
+    for radix in range(n, n - k, -1):
+        if radices and product * radix >= _SMALL:
+            chunks.append((product, tuple(radices)))
+            radices, product = [], 1
+        radices.append(radix)
+        product *= radix
+    if radices:
+        chunks.append((product, tuple(radices)))
+    return bits, tuple(chunks)
 
 
 def seat_seed(match_seed: int, seat: int, key: bytes = b"") -> int:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from bisect import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
 from referee.rules.cards import bull_table
@@ -201,7 +200,12 @@ _new = tuple.__new__
 """Named tuples built through ``tuple.__new__`` skip a Python-level ``__new__``: twice as fast."""
 _CARD = DecisionKind.CARD
 _ROW = DecisionKind.ROW
-_last = itemgetter(-1)
+# Enum members and their values are slow to look up (a descriptor call each); these are not.
+_TARGET_REACHED = Termination.TARGET_REACHED
+_HANDS_PLAYED = Termination.HANDS_PLAYED
+_TERMINATION_NAMES = {t: t.value for t in Termination}
+_ABOVE_ALL = 1 << 62
+"""Higher than any card."""
 
 
 class Classic(Variant[ClassicState, ClassicConfig]):
@@ -217,7 +221,6 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         cfg = self.config
         n = cfg.players
         self._bulls = bull_table(cfg.top_card)
-        self._heads_of = self._bulls.__getitem__
         self._deck = tuple(range(1, cfg.top_card + 1))
         self._deck_set = frozenset(self._deck)
         self._deal_size = n * cfg.hand_size + cfg.rows
@@ -228,12 +231,9 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         # A low card's row decision depends only on its seat: made once, shared by every state.
         self._row_asks = tuple((Decision(seat, _ROW, self._row_options),) for seat in range(n))
         self._chance_pending = (Decision(CHANCE, DecisionKind.CHANCE, ()),)
-        # The pieces of the seats' card decisions, zipped with the hands and built by ``map``.
-        self._seats = range(n)
-        self._decision_types = (Decision,) * n
-        self._card_kinds = (_CARD,) * n
+        self._drawn: tuple[int, ...] | None = None
+        self._professional = cfg.professional
         self._no_piles: tuple[tuple[int, ...], ...] = ((),) * n
-        self._placer = self._place_professional if cfg.professional else self._place
 
     # -- the interface -------------------------------------------------------------------
 
@@ -289,7 +289,12 @@ class Classic(Variant[ClassicState, ClassicConfig]):
     def sample_chance(self, state: ClassicState, chance: SeededChance) -> Action:
         if state.phase != DEAL:
             raise NotPendingError("no chance decision is pending")
-        return tuple(chance.sample(self._deck, self._deal_size))
+        deal = tuple(chance.sample(self._deck, self._deal_size))
+        # A deal this engine just drew is valid by construction: applying it (the usual next
+        # step) skips the validation an untrusted deal gets. A tuple cannot change, so the
+        # identity check is enough.
+        self._drawn = deal
+        return deal
 
     def apply(
         self, state: ClassicState, actions: Mapping[int, Action]
@@ -340,45 +345,54 @@ class Classic(Variant[ClassicState, ClassicConfig]):
     # -- steps ---------------------------------------------------------------------------
 
     def _card_pending(self, hands: tuple[tuple[int, ...], ...]) -> tuple[Decision, ...]:
-        """Every seat's card decision; ``map`` over zipped fields builds them without a Python loop."""
-        return tuple(map(_new, self._decision_types, zip(self._seats, self._card_kinds, hands, strict=True)))
+        """Every seat's card decision, its options the seat's hand."""
+        pending = []
+        seat = 0
+        for hand in hands:
+            pending.append(_new(Decision, (seat, _CARD, hand)))
+            seat += 1  # noqa: SIM113 -- a counter is cheaper than enumerate's tuples
+        return tuple(pending)
 
     def _deal(
         self, state: ClassicState, actions: Mapping[int, Action]
     ) -> tuple[ClassicState, tuple[Event, ...]]:
-        cfg = self.config
         if len(actions) != 1 or CHANCE not in actions:
             raise _not_pending(CHANCE, actions)
+        drawn = self._drawn
         deal = actions[CHANCE]
+        cards = drawn if deal is drawn and drawn is not None else self._checked_deal(deal)
+        starts = []
+        for card in cards[: self.config.rows]:
+            starts.append((card,))
+        rows = tuple(starts)
+        hands = []
+        for part in self._hand_slices:
+            hand = list(cards[part])
+            hand.sort()
+            hands.append(tuple(hand))
+        hands_t = tuple(hands)
+        hand_no = state.hand_no + 1
+        pending = self._card_pending(hands_t)
+        nxt = _new(
+            ClassicState,
+            (PLAY, hand_no, 0, rows, hands_t, self._no_piles, state.scores, (), 0, None, pending),
+        )
+        return nxt, (_new(HandDealt, (hand_no, rows)),)
+
+    def _checked_deal(self, deal: Action) -> tuple[int, ...]:
+        """``deal`` if it is a tuple of distinct cards of the deck, else :class:`IllegalActionError`."""
         needed = self._deal_size
         if (
-            type(deal) is not tuple
+            not isinstance(deal, tuple)
             or len(deal) != needed
             or set(map(type, deal)) != {int}
             or len(cards := frozenset(deal)) != needed
             or not cards <= self._deck_set
         ):
-            raise IllegalActionError(f"a deal is {needed} distinct cards between 1 and {cfg.top_card}")
-        rows = tuple(zip(deal[: cfg.rows]))
-        hands = tuple(map(tuple, map(sorted, map(deal.__getitem__, self._hand_slices))))
-        hand_no = state.hand_no + 1
-        nxt = _new(
-            ClassicState,
-            (
-                PLAY,
-                hand_no,
-                0,
-                rows,
-                hands,
-                self._no_piles,
-                state.scores,
-                (),
-                0,
-                None,
-                self._card_pending(hands),
-            ),
-        )
-        return nxt, (_new(HandDealt, (hand_no, rows)),)
+            raise IllegalActionError(
+                f"a deal is {needed} distinct cards between 1 and {self.config.top_card}"
+            )
+        return deal
 
     def _play(
         self, state: ClassicState, actions: Mapping[int, Action]
@@ -410,18 +424,24 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         revealed = tuple(plays)
         hand_no = state.hand_no
         turn = state.turn
-        events: list[Event] = [_new(CardsRevealed, (hand_no, turn + 1, revealed))]
-        return self._placer(
-            hand_no,
-            turn,
-            list(state.rows),
-            tuple(new_hands),
-            state.piles,
-            state.scores,
-            revealed,
-            0,
-            events,
-        )
+        shown = _new(CardsRevealed, (hand_no, turn + 1, revealed))
+        rows = state.rows
+        hands = tuple(new_hands)
+        piles = state.piles
+        scores = state.scores
+        if self._professional:
+            return self._place_professional(
+                hand_no, turn, list(rows), hands, piles, scores, revealed, 0, [shown]
+            )
+        # A placed card only raises its row's last card, so only the turn's lowest card can be
+        # a low card (rule 4), and its owner chooses a row before anything is placed.
+        lowest, owner = plays[0]
+        for row in rows:
+            if row[-1] < lowest:
+                return self._place(hand_no, turn, list(rows), hands, piles, scores, revealed, 0, [shown])
+        ask = self._row_asks[owner]
+        state = _new(ClassicState, (ROW, hand_no, turn, rows, hands, piles, scores, revealed, 0, None, ask))
+        return state, (shown,)
 
     def _choose_row(
         self, state: ClassicState, actions: Mapping[int, Action]
@@ -449,17 +469,16 @@ class Classic(Variant[ClassicState, ClassicConfig]):
             _new(RowChosen, (seat, card, row)),
             _new(CardPlaced, (seat, card, row, False, taken, heads)),
         ]
-        return self._placer(
-            state.hand_no,
-            state.turn,
-            rows,
-            state.hands,
-            tuple(piles),
-            tuple(scores),
-            revealed,
-            placed + 1,
-            events,
-        )
+        hand_no = state.hand_no
+        turn = state.turn
+        hands = state.hands
+        piles_t = tuple(piles)
+        scores_t = tuple(scores)
+        if self._professional:
+            return self._place_professional(
+                hand_no, turn, rows, hands, piles_t, scores_t, revealed, placed + 1, events
+            )
+        return self._place(hand_no, turn, rows, hands, piles_t, scores_t, revealed, placed + 1, events)
 
     def _place(
         self,
@@ -473,30 +492,27 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         placed: int,
         events: list[Event],
     ) -> tuple[ClassicState, tuple[Event, ...]]:
-        """Place the revealed cards from ``placed`` on, lowest first, until done or a low card.
+        """Place the revealed cards from ``placed`` on, lowest first (none of them is a low card).
 
-        A placed card only raises its row's last card, so a turn has at most one low card, its
-        lowest, and every card goes to the row whose last card *before the placement* is the
-        highest below it (a card placed there since lies below it too): a bisection over those
-        last cards, which never change while placing, finds each card's row.
+        Each card goes to the row whose last card *before the placement* is the highest below
+        it, since a card placed there meanwhile lies below it too. So the rows' last cards do
+        not change while placing, and as the cards ascend, a new row is looked up (bisected)
+        only when a card passes the next row's last card.
         """
         lasts = []
         for row in rows:
             lasts.append(row[-1])
         below = lasts[:]
         below.sort()
-        if revealed[placed][0] < below[0]:
-            # Rule 4: the owner chooses the row to take, before anything else is placed.
-            ask = self._row_asks[revealed[placed][1]]
-            state = _new(
-                ClassicState,
-                (ROW, hand_no, turn, tuple(rows), hands, piles, scores, revealed, placed, None, ask),
-            )
-            return state, tuple(events)
+        below.append(_ABOVE_ALL)
         capacity = self.config.row_capacity
         append = events.append
+        best = bound = 0
         for card, seat in revealed[placed:] if placed else revealed:
-            best = lasts.index(below[bisect(below, card) - 1])
+            if card > bound:
+                k = bisect(below, card)
+                bound = below[k]
+                best = lasts.index(below[k - 1])
             row = rows[best]
             if len(row) < capacity:
                 # Concatenation is twice as fast as unpacking into a new tuple here.
@@ -518,7 +534,7 @@ class Classic(Variant[ClassicState, ClassicConfig]):
             append(_new(CardPlaced, (seat, card, best, False, row, heads)))
         turn += 1
         if turn < self.config.hand_size:
-            pending = tuple(map(_new, self._decision_types, zip(self._seats, self._card_kinds, hands)))
+            pending = self._card_pending(hands)
             state = _new(
                 ClassicState, (PLAY, hand_no, turn, tuple(rows), hands, piles, scores, (), 0, None, pending)
             )
@@ -576,7 +592,10 @@ class Classic(Variant[ClassicState, ClassicConfig]):
                 rows[best] = (card, *row) if left else (*row, card)
                 append(_new(CardPlaced, (seat, card, best, left, (), 0)))
                 continue
-            heads = sum(map(self._heads_of, row))
+            bulls = self._bulls
+            heads = 0
+            for c in row:
+                heads += bulls[c]
             rows[best] = (card,)
             new_piles = list(piles)
             new_piles[seat] += row
@@ -629,22 +648,27 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         events: list[Event],
     ) -> tuple[ClassicState, tuple[Event, ...]]:
         cfg = self.config
-        heads_of = self._heads_of
-        hand_bulls = tuple([sum(map(heads_of, pile)) for pile in piles])
-        events.append(HandScored(hand_no, hand_bulls, scores))
-        termination: Termination | None = None
+        bulls = self._bulls
+        hand_bulls = []
+        for pile in piles:
+            heads = 0
+            for card in pile:
+                heads += bulls[card]
+            hand_bulls.append(heads)
+        events.append(_new(HandScored, (hand_no, tuple(hand_bulls), scores)))
         if cfg.target is not None and max(scores) >= cfg.target:
-            termination = Termination.TARGET_REACHED
+            termination = _TARGET_REACHED
         elif cfg.hands is not None and hand_no >= cfg.hands:
-            termination = Termination.HANDS_PLAYED
-        if termination is None:
-            state = ClassicState(
-                DEAL, hand_no, turn, rows, hands, piles, scores, (), 0, None, self._chance_pending
+            termination = _HANDS_PLAYED
+        else:
+            state = _new(
+                ClassicState,
+                (DEAL, hand_no, turn, rows, hands, piles, scores, (), 0, None, self._chance_pending),
             )
             return state, tuple(events)
         outcome = Outcome(scores, shared_ranks(scores, higher_is_better=False), termination)
-        events.append(GameEnded(scores, outcome.ranks, termination.value))
-        state = ClassicState(OVER, hand_no, turn, rows, hands, piles, scores, (), 0, outcome, ())
+        events.append(_new(GameEnded, (scores, outcome.ranks, _TERMINATION_NAMES[termination])))
+        state = _new(ClassicState, (OVER, hand_no, turn, rows, hands, piles, scores, (), 0, outcome, ()))
         return state, tuple(events)
 
 
