@@ -268,11 +268,20 @@ class Classic(Variant[ClassicState, ClassicConfig]):
             raise ConfigError(f"each row holds 1 to {cfg.row_capacity} cards")
         if len({len(hand) for hand in hands}) != 1 or not hands[0]:
             raise ConfigError("every seat must hold the same, non-zero number of cards")
+        held = len(hands[0])
+        if held > cfg.hand_size:
+            raise ConfigError(f"a hand holds at most {cfg.hand_size} cards, got {held}")
+        if turn and turn != cfg.hand_size - held:
+            raise ConfigError(
+                f"after {turn} turns a seat holds {cfg.hand_size - turn} cards, not {held}"
+            )
+        if scores is not None and (len(scores) != cfg.players or min(scores) < 0):
+            raise ConfigError(f"scores need one non-negative number per seat ({cfg.players})")
         sorted_hands = tuple(tuple(sorted(hand)) for hand in hands)
         return ClassicState(
             PLAY,
             hand_no,
-            turn if turn else cfg.hand_size - len(sorted_hands[0]),
+            cfg.hand_size - held,
             tuple(tuple(row) for row in rows),
             sorted_hands,
             self._no_piles,

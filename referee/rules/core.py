@@ -13,6 +13,7 @@ every chance outcome is recorded in the transcript like any other action.
 from __future__ import annotations
 
 import enum
+from bisect import bisect_left
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -123,7 +124,9 @@ def shared_ranks(scores: tuple[int, ...], *, higher_is_better: bool) -> tuple[in
     """Competition ranks: equal scores share a rank, the next rank skips (1, 1, 3)."""
     sign = -1 if higher_is_better else 1
     keys = [sign * s for s in scores]
-    return tuple(1 + sum(1 for other in keys if other < key) for key in keys)
+    ordered = sorted(keys)
+    # A seat's rank is one more than the number of seats strictly ahead of it.
+    return tuple(1 + bisect_left(ordered, key) for key in keys)
 
 
 class View(Protocol):

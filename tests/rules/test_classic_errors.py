@@ -214,24 +214,17 @@ def test_a_bad_position_is_a_config_error(name: str, rows: str, hands: str) -> N
         Classic().position(notation.rows(rows), notation.hands(hands))
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: position() accepts scores for the wrong number of seats")
 def test_a_position_with_scores_for_the_wrong_number_of_seats_is_a_config_error() -> None:
     with pytest.raises(ConfigError):
         Classic().position(notation.rows("10 | 20 | 30 | 40"), notation.hands("1 | 2 | 3 | 4"), scores=(0, 0))
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: position() accepts hands larger than hand_size")
 def test_a_position_with_more_cards_than_a_hand_holds_is_a_config_error() -> None:
     variant = Classic(ClassicConfig(players=2, hand_size=2))
     with pytest.raises(ConfigError):
         variant.position(notation.rows("10 | 20 | 30 | 40"), notation.hands("1 2 3 | 4 5 6"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: position(turn=…) is not checked against hand_size minus the cards in hand; "
-    "turn=5 with 1 card of 10 leaves the seats pending with no card to play after one turn",
-)
 def test_a_position_whose_turn_does_not_match_the_hands_is_refused() -> None:
     variant = Classic()
     rows, hands = notation.rows("10 | 20 | 30 | 40"), notation.hands("11 | 21 | 31 | 41")
