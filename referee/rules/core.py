@@ -13,8 +13,8 @@ every chance outcome is recorded in the transcript like any other action.
 from __future__ import annotations
 
 import enum
-from bisect import bisect_left
 from abc import ABC, abstractmethod
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
