@@ -167,8 +167,10 @@ def test_each_bot_gets_a_private_directory_removed_afterwards(workdir: Path) -> 
     assert seen["listing"] == ["mine.txt", "tmp"]
     assert outputs[1]["cwd"] != seen["cwd"]
     if box.enforced().private_mounts:
-        # /tmp is a private tmpfs holding only the way down to the bot's own directory.
-        assert all(str(directory).startswith(f"/tmp/{entry}/") for entry in seen["tmp"]), seen["tmp"]
+        # /tmp is a private tmpfs holding only the way down to the bot's own directory, and to
+        # what the bot must run (the project and its virtualenv, wherever a checkout lives).
+        needed = [str(directory), str(Path(__file__).resolve().parents[2]), sys.prefix]
+        assert all(any(p.startswith(f"/tmp/{entry}/") for p in needed) for entry in seen["tmp"]), seen["tmp"]
     assert not directory.exists() and first.directory is not None
 
 
