@@ -1,0 +1,48 @@
+# syntax=docker/dockerfile:1
+#
+# One image for every role of sixnimmt-arena; the role is the command (see docs/deploy.md):
+#
+#   docker run IMAGE referee serve --listen 0.0.0.0:50051   # the gRPC referee for remote bots
+#   docker run IMAGE worker --concurrency 2                 # a Celery worker that plays league blocks
+#   docker run IMAGE dashboard --host 0.0.0.0 --port 8000   # the web dashboard and JSON API
+#   docker run IMAGE league migrate                         # bring the store to the newest schema
+#
+# Builder: builds the project's wheel and installs it with the `server` extra into /opt/venv.
+# Runtime: the same slim Python base, only /opt/venv copied in; no compiler, no build tools,
+# no source tree; a fixed non-root user (uid/gid 10001). Every dependency ships binary wheels
+# (grpcio, psycopg[binary], ...), so the builder needs no compiler either.
+
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+
+FROM ${PYTHON_IMAGE} AS builder
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PYTHONDONTWRITEBYTECODE=1
+WORKDIR /src
+RUN python -m venv /opt/venv
+COPY pyproject.toml README.md ./
+COPY referee ./referee
+COPY bot_sdk ./bot_sdk
+COPY workers ./workers
+COPY dashboard ./dashboard
+COPY sixnimmt ./sixnimmt
+RUN /opt/venv/bin/pip wheel --no-deps --wheel-dir /wheels . \
+    && /opt/venv/bin/pip install "$(ls /wheels/sixnimmt_arena-*.whl)[server]" \
+    && /opt/venv/bin/sixnimmt settings >/dev/null
+
+FROM ${PYTHON_IMAGE} AS runtime
+LABEL org.opencontainers.image.title="sixnimmt-arena" \
+      org.opencontainers.image.description="6 nimmt! bots under a gRPC referee: referee, league workers, dashboard"
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1
+RUN groupadd --system --gid 10001 sixnimmt \
+    && useradd --system --uid 10001 --gid 10001 --home-dir /home/sixnimmt --create-home \
+       --shell /usr/sbin/nologin sixnimmt
+COPY --from=builder /opt/venv /opt/venv
+WORKDIR /home/sixnimmt
+USER 10001:10001
+# referee gRPC, referee metrics, worker metrics, dashboard HTTP (and its /metrics)
+EXPOSE 50051 9464 9465 8000
+ENTRYPOINT ["sixnimmt"]
+CMD ["--help"]
