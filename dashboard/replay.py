@@ -15,9 +15,8 @@ from typing import Any
 
 from referee.rules.cards import bull_table
 from referee.rules.core import CHANCE, Action, Event, Variant, event_to_json
-from referee.rules.errors import RulesError, TranscriptError
-from referee.rules.registry import make_variant
-from referee.rules.transcript import Transcript
+from referee.rules.errors import TranscriptError
+from referee.rules.transcript import Transcript, replay_states
 
 HIDDEN = ("hand", "screen")
 """The view fields that hold a seat's secret cards or tiles (classic and junior; Brettspiel)."""
@@ -79,25 +78,7 @@ def load(body: str) -> Replay:
         transcript = Transcript.from_json(json.loads(body))
     except ValueError as exc:
         raise TranscriptError(f"malformed transcript: {exc}") from exc
-    try:
-        variant = make_variant(transcript.variant, transcript.config)
-    except RulesError as exc:
-        raise TranscriptError(f"transcript names a bad variant or config: {exc}") from exc
-    if variant.engine_version != transcript.engine_version:
-        raise TranscriptError(
-            f"transcript is from engine version {transcript.engine_version} of {variant.name},"
-            f" this is version {variant.engine_version}"
-        )
-    state = variant.initial_state()
-    states = [state]
-    events = []
-    for number, step in enumerate(transcript.steps, 1):
-        try:
-            state, step_events = variant.apply(state, dict(step))
-        except RulesError as exc:
-            raise TranscriptError(f"step {number} does not apply: {exc}") from exc
-        states.append(state)
-        events.append(step_events)
+    variant, states, events = replay_states(transcript)
     return Replay(transcript, variant, tuple(states), tuple(events))
 
 

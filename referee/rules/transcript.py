@@ -142,16 +142,26 @@ def replay(transcript: Transcript) -> tuple[Any, list[tuple[Event, ...]]]:
     Raises :class:`TranscriptError` when a step does not apply (wrong seats, illegal action).
     Chance outcomes are taken as recorded; :func:`verify` also checks them against the seed.
     """
-    variant = _variant_of(transcript)
+    _, states, events = replay_states(transcript)
+    return states[-1], events
+
+
+def replay_states(
+    transcript: Transcript,
+) -> tuple[Variant[Any, Any], list[Any], list[tuple[Event, ...]]]:
+    """The variant, every state (the initial one first) and every step's events of a match."""
+    variant = variant_of(transcript)
     state = variant.initial_state()
+    states = [state]
     events: list[tuple[Event, ...]] = []
     for number, step in enumerate(transcript.steps, 1):
         try:
             state, step_events = variant.apply(state, dict(step))
         except RulesError as exc:
             raise TranscriptError(f"step {number} does not apply: {exc}") from exc
+        states.append(state)
         events.append(step_events)
-    return state, events
+    return variant, states, events
 
 
 def verify(transcript: Transcript) -> Outcome:
@@ -161,7 +171,7 @@ def verify(transcript: Transcript) -> Outcome:
     finished, and the claimed outcome the real one. The first violation raises
     :class:`TranscriptError`.
     """
-    variant = _variant_of(transcript)
+    variant = variant_of(transcript)
     chance = SeededChance(transcript.seed)
     state = variant.initial_state()
     for number, step in enumerate(transcript.steps, 1):
@@ -190,7 +200,9 @@ def verify(transcript: Transcript) -> Outcome:
     return outcome
 
 
-def _variant_of(transcript: Transcript) -> Variant[Any, Any]:
+def variant_of(transcript: Transcript) -> Variant[Any, Any]:
+    """The variant a transcript was played with; a bad name, config or engine version is a
+    :class:`TranscriptError`."""
     try:
         variant = make_variant(transcript.variant, transcript.config)
     except RulesError as exc:
