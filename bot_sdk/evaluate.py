@@ -9,6 +9,7 @@ processes share the work.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import math
 import multiprocessing
@@ -25,6 +26,8 @@ class Evaluation:
     """The bull heads a bot took per hand, with a 95% interval, and its thinking time."""
 
     bot: str
+    opponent: str
+    players: int
     mean: float
     """Mean bull heads per hand (lower is better)."""
     low: float
@@ -36,8 +39,9 @@ class Evaluation:
 
     def __str__(self) -> str:
         return (
-            f"{self.bot}: {self.mean:.2f} bulls/hand [{self.low:.2f}, {self.high:.2f}]"
-            f" over {self.hands} hands, {self.ms_per_decision:.3f} ms/decision"
+            f"{self.bot} against {self.players - 1}× {self.opponent}: {self.mean:.2f} bulls/hand"
+            f" [{self.low:.2f}, {self.high:.2f}] over {self.hands} hands,"
+            f" {self.ms_per_decision:.3f} ms/decision"
         )
 
 
@@ -83,6 +87,8 @@ def bulls_per_hand(
     think = sum(r.think_seconds for r in results)
     return Evaluation(
         bot=bot,
+        opponent=opponent,
+        players=players,
         mean=mean,
         low=mean - half,
         high=mean + half,
@@ -99,3 +105,29 @@ def _play_hands(bot: str, opponent: str, players: int, seeds: list[int]) -> list
         match = play_match(variant, factories, seed)
         results.append(_HandResult(match.outcome.scores[0], match.think_seconds[0], match.decisions[0]))
     return results
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m bot_sdk.evaluate mc --hands 2000 --processes 2``: print one evaluation per bot."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("bots", nargs="+", help="reference bot names, e.g. random heuristic mc")
+    parser.add_argument("--hands", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--opponent", default="random")
+    args = parser.parse_args(argv)
+    for bot in args.bots:
+        evaluation = bulls_per_hand(
+            bot,
+            hands=args.hands,
+            seed=args.seed,
+            players=args.players,
+            processes=args.processes,
+            opponent=args.opponent,
+        )
+        print(evaluation, flush=True)
+
+
+if __name__ == "__main__":
+    main()

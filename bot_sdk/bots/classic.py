@@ -14,6 +14,8 @@ from bot_sdk.bot import ClassicBot, row_heads
 from referee.rules.cards import BULLS, bull_heads
 from referee.rules.classic import ClassicView
 
+_NO_GAP = 1 << 30
+
 
 class RandomBot(ClassicBot):
     """A uniformly random card, and a uniformly random row for a low card."""
@@ -45,32 +47,38 @@ class HeuristicBot(ClassicBot):
 
     The other seats' cards are modelled as drawn uniformly from the cards this seat has not
     seen, so the number of them that land in a card's row before it is hypergeometric and the
-    expectation is exact up to the cards those seats place elsewhere. Ties go to the card that
-    is riskiest to keep: the highest one, as low cards tend to find cheap rows later (and a
-    low card's row can be chosen).
+    expectation is exact up to the cards those seats place elsewhere. Ties go to the tightest
+    fit (see :func:`card_risks`).
     """
 
     def choose_card(self, view: ClassicView) -> int:
-        unseen = view.unseen()
-        others = view.players - 1
-        best = view.hand[0]
-        best_key: tuple[float, int] | None = None
-        for card in view.hand:
-            risk = expected_penalty(
-                card, view.rows, unseen, others, view.row_capacity, professional=view.professional
-            )
-            key = (round(risk, 9), -card)
-            if best_key is None or key < best_key:
-                best, best_key = card, key
-        return best
+        return min(card_risks(view))[2]
 
     def choose_row(self, view: ClassicView) -> int:
         return cheapest_row(view.rows, view.revealed, view.seat)
 
 
-def cheapest_row(
-    rows: Sequence[Sequence[int]], revealed: Sequence[tuple[int, int]], seat: int
-) -> int:
+def card_risks(view: ClassicView) -> list[tuple[float, int, int]]:
+    """Each hand card as ``(expected bull heads this turn, gap to its row's end, card)``.
+
+    Sorted, the first one is the heuristic's choice: the least risk, then the tightest fit, a
+    card that is safe now but becomes dangerous once the rows grow (a low card's gap counts as
+    unbounded).
+    """
+    unseen = view.unseen()
+    others = view.players - 1
+    risks = []
+    for card in view.hand:
+        risk = expected_penalty(
+            card, view.rows, unseen, others, view.row_capacity, professional=view.professional
+        )
+        lasts = [row[-1] for row in view.rows if row[-1] < card]
+        gap = card - max(lasts) if lasts else _NO_GAP
+        risks.append((round(risk, 9), gap, card))
+    return risks
+
+
+def cheapest_row(rows: Sequence[Sequence[int]], revealed: Sequence[tuple[int, int]], seat: int) -> int:
     """The row a low card should take: fewest bull heads, then the one others' cards feed least.
 
     On a tie, prefer the row that this turn's later cards (all face up during the choice) do
