@@ -160,7 +160,7 @@ def _taken_after(length: int, heads: float, arrivals: int, mean_heads: float, ca
 
 def _placement(card: int, rows: Sequence[Sequence[int]], professional: bool) -> tuple[int, bool]:
     """The row ``card`` goes to (-1 for a low card) and whether at its left end (Professional)."""
-    best, gap, left = -1, 1 << 30, False
+    best, gap, left = -1, _NO_GAP, False
     for index, row in enumerate(rows):
         d = card - row[-1]
         if 0 < d < gap:
