@@ -67,9 +67,16 @@ def bulls_per_hand(
     processes: int = 1,
     opponent: str = "random",
 ) -> Evaluation:
-    """Play ``hands`` single hands of classic with ``bot`` in seat 0 and measure its bull heads."""
+    """Play ``hands`` single hands of classic with ``bot`` in seat 0 and measure its bull heads.
+
+    ``processes`` > 1 splits the hands over fresh (spawned) processes, so a script that calls
+    this needs the usual ``if __name__ == "__main__":`` guard; the bull heads are the same for
+    any number of processes, only the timing differs.
+    """
     if hands < 1:
         raise ValueError(f"an evaluation needs at least one hand, got {hands}")
+    for name in (bot, opponent):
+        reference_bot("classic", name)  # an unknown name fails here, before any process starts
     seeds = [match_seed(seed, i) for i in range(hands)]
     play = partial(_play_hands, bot, opponent, players)
     if processes > 1:

@@ -227,7 +227,7 @@ def test_heuristic_is_clearly_better_than_random() -> None:
 @pytest.mark.slow
 def test_mc_is_clearly_better_than_heuristic() -> None:
     """One-sided at 97.7%: the heuristic's mean comes from many (cheap) hands to sharpen it."""
-    heuristic = bulls_per_hand("heuristic", hands=2000)
+    heuristic = bulls_per_hand("heuristic", hands=2000, processes=2)
     mc = bulls_per_hand("mc", hands=400, processes=2)
     assert mc.mean <= 5.5
     assert _z(mc, heuristic) > 2
