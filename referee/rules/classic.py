@@ -272,9 +272,7 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         if held > cfg.hand_size:
             raise ConfigError(f"a hand holds at most {cfg.hand_size} cards, got {held}")
         if turn and turn != cfg.hand_size - held:
-            raise ConfigError(
-                f"after {turn} turns a seat holds {cfg.hand_size - turn} cards, not {held}"
-            )
+            raise ConfigError(f"after {turn} turns a seat holds {cfg.hand_size - turn} cards, not {held}")
         if scores is not None and (len(scores) != cfg.players or min(scores) < 0):
             raise ConfigError(f"scores need one non-negative number per seat ({cfg.players})")
         sorted_hands = tuple(tuple(sorted(hand)) for hand in hands)
@@ -465,29 +463,30 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         if type(row) is not int or not 0 <= row < len(rows):
             raise IllegalActionError(f"seat {seat} must choose a row 0…{len(rows) - 1}, got {row!r}")
         taken = rows[row]
-        bulls = self._bulls
-        heads = 0
-        for c in taken:
-            heads += bulls[c]
         rows[row] = (card,)
-        piles = list(state.piles)
-        piles[seat] += taken
-        scores = list(state.scores)
-        scores[seat] += heads
+        heads, piles, scores = self._take(taken, seat, state.piles, state.scores)
         events: list[Event] = [
             _new(RowChosen, (seat, card, row)),
             _new(CardPlaced, (seat, card, row, False, taken, heads)),
         ]
-        hand_no = state.hand_no
-        turn = state.turn
-        hands = state.hands
-        piles_t = tuple(piles)
-        scores_t = tuple(scores)
-        if self._professional:
-            return self._place_professional(
-                hand_no, turn, rows, hands, piles_t, scores_t, revealed, placed + 1, events
-            )
-        return self._place(hand_no, turn, rows, hands, piles_t, scores_t, revealed, placed + 1, events)
+        place = self._place_professional if self._professional else self._place
+        return place(
+            state.hand_no, state.turn, rows, state.hands, piles, scores, revealed, placed + 1, events
+        )
+
+    def _take(
+        self, row: tuple[int, ...], seat: int, piles: tuple[tuple[int, ...], ...], scores: tuple[int, ...]
+    ) -> tuple[int, tuple[tuple[int, ...], ...], tuple[int, ...]]:
+        """``seat`` takes ``row``: its bull heads, and the piles and scores after the take."""
+        bulls = self._bulls
+        heads = 0
+        for c in row:
+            heads += bulls[c]
+        new_piles = list(piles)
+        new_piles[seat] += row
+        new_scores = list(scores)
+        new_scores[seat] += heads
+        return heads, tuple(new_piles), tuple(new_scores)
 
     def _place(
         self,
@@ -529,17 +528,8 @@ class Classic(Variant[ClassicState, ClassicConfig]):
                 append(_new(CardPlaced, (seat, card, best, False, (), 0)))
                 continue
             # Rule 3: the full row goes to the player; the card starts it anew.
-            bulls = self._bulls
-            heads = 0
-            for c in row:
-                heads += bulls[c]
             rows[best] = (card,)
-            new_piles = list(piles)
-            new_piles[seat] += row
-            piles = tuple(new_piles)
-            new_scores = list(scores)
-            new_scores[seat] += heads
-            scores = tuple(new_scores)
+            heads, piles, scores = self._take(row, seat, piles, scores)
             append(_new(CardPlaced, (seat, card, best, False, row, heads)))
         turn += 1
         if turn < self.config.hand_size:
@@ -601,17 +591,8 @@ class Classic(Variant[ClassicState, ClassicConfig]):
                 rows[best] = (card, *row) if left else (*row, card)
                 append(_new(CardPlaced, (seat, card, best, left, (), 0)))
                 continue
-            bulls = self._bulls
-            heads = 0
-            for c in row:
-                heads += bulls[c]
             rows[best] = (card,)
-            new_piles = list(piles)
-            new_piles[seat] += row
-            piles = tuple(new_piles)
-            new_scores = list(scores)
-            new_scores[seat] += heads
-            scores = tuple(new_scores)
+            heads, piles, scores = self._take(row, seat, piles, scores)
             append(_new(CardPlaced, (seat, card, best, left, row, heads)))
         return self._end_turn(hand_no, turn, rows, hands, piles, scores, events)
 
