@@ -209,6 +209,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 await reader
             if link.outbox is connection:
                 link.detach(reader_fault(reader) or ended)
+            self.state.release(link)
 
     async def _read(
         self,

@@ -7,7 +7,7 @@ import json
 import os
 import secrets
 import uuid
-from collections import OrderedDict
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,7 +73,9 @@ class RefereeState:
     """All matches and links of one referee process."""
 
     def __init__(self, *, keep_results: int = 10_000) -> None:
-        self.matches: OrderedDict[str, MatchEntry] = OrderedDict()
+        self.matches: dict[str, MatchEntry] = {}
+        self.finished: deque[str] = deque()
+        """Finished match ids, oldest first: the ones dropped past ``keep_results``."""
         self.links: dict[str, EntrantLink] = {}
         self.keep_results = keep_results
 
@@ -149,15 +151,20 @@ class RefereeState:
         finally:
             metrics.match_ended(variant, started, report, aborted=bool(entry.error))
             entry.done.set()
-            self._forget_finished()
+            self._forget_finished(match_id, entry)
 
-    def _forget_finished(self) -> None:
-        finished = [m for m, e in self.matches.items() if e.done.is_set()]
-        for match_id in finished[: max(0, len(finished) - self.keep_results)]:
-            del self.matches[match_id]
-        for token, link in list(self.links.items()):
-            if not link.live and link.outbox is None:
-                del self.links[token]
+    def _forget_finished(self, match_id: str, entry: MatchEntry) -> None:
+        # Constant work per match: the oldest results beyond the limit, and this match's links.
+        self.finished.append(match_id)
+        while len(self.finished) > self.keep_results:
+            self.matches.pop(self.finished.popleft(), None)
+        for link in dict.fromkeys(entry.driver.links):
+            self.release(link)
+
+    def release(self, link: EntrantLink) -> None:
+        """Forget a link once its games are over and no bot is connected with its token."""
+        if not link.live and link.outbox is None:
+            self.links.pop(link.token, None)
 
     def match(self, match_id: str) -> MatchEntry:
         """The match with that id."""
