@@ -112,14 +112,16 @@ def run_celery(
     """Queue every block not yet stored on the Celery broker and wait until the store has them all."""
     from workers.tasks import play_block
 
-    todo = [b.id for b in repo.blocks_of(engine, league.id) if b.status != "done"]
+    blocks = repo.blocks_of(engine, league.id)
+    todo = [b.id for b in blocks if b.status != "done"]
     for block_id in todo:
         play_block.delay(block_id)
-    done_before = len(repo.blocks_of(engine, league.id)) - len(todo)
+    done_before = len(blocks) - len(todo)
     seen = 0
     started = time.monotonic()
     while True:
-        done = len(repo.blocks_of(engine, league.id, ["done"])) - done_before
+        # A GROUP BY count, not every block row, on each poll.
+        done = repo.block_counts(engine, league.id).get("done", 0) - done_before
         if progress and done > seen:
             progress(done - seen)
         seen = done

@@ -443,16 +443,21 @@ def league_results(engine: Engine, league_id: int) -> list[dict[str, Any]]:
         return [dict(r._mapping) for r in conn.execute(query)]
 
 
+def block_counts(engine: Engine, league_id: int) -> dict[str, int]:
+    """The league's blocks by status."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(blocks.c.status, func.count())
+            .where(blocks.c.league_id == league_id)
+            .group_by(blocks.c.status)
+        ).all()
+    return {status: int(count) for status, count in rows}
+
+
 def league_counts(engine: Engine, league_id: int) -> dict[str, Any]:
     """Blocks by status, matches stored, and faults by kind."""
+    by_status = block_counts(engine, league_id)
     with engine.connect() as conn:
-        by_status = dict(
-            conn.execute(
-                select(blocks.c.status, func.count())
-                .where(blocks.c.league_id == league_id)
-                .group_by(blocks.c.status)
-            ).all()
-        )
         played = conn.execute(
             select(func.count(matches.c.id))
             .join(blocks, blocks.c.id == matches.c.block_id)
@@ -470,7 +475,7 @@ def league_counts(engine: Engine, league_id: int) -> dict[str, Any]:
             .order_by(blocks.c.number)
         ).all()
     return {
-        "blocks": {k: int(v) for k, v in by_status.items()},
+        "blocks": by_status,
         "matches": int(played or 0),
         "faults": {kind: int(v) for kind, v in zip(FAULT_COLUMNS, fault_row, strict=True)},
         "errors": [{"block": n, "error": e} for n, e in errors],
