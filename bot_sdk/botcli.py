@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 from pathlib import Path
 from typing import Any
 
 from bot_sdk.conformance import check
 from bot_sdk.loader import load_bot, spec_label
+from bot_sdk.progress import progress_bar
 from bot_sdk.remote import MatchPlan, RemoteRun, play_remote
 from bot_sdk.tournament import derive_seed
 from referee.rules.errors import RulesError
@@ -85,11 +85,7 @@ def _play(
         MatchPlan(tuple(names[e] for e in seating), derive_seed(args.seed, "game", g))
         for g, seating in enumerate(_seatings(len(names), args.games))
     ]
-    from tqdm import tqdm
-
-    with tqdm(
-        total=len(plans), unit="games", disable=args.json or not sys.stderr.isatty(), leave=False
-    ) as bar:
+    with progress_bar(len(plans), "games", args.json) as bar:
         return play_remote(
             specs,
             plans,
@@ -152,11 +148,7 @@ def _summarise(names: list[str], run: RemoteRun) -> list[dict[str, Any]]:
 
 def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
     """Play many concurrent matches against random bots and report each conformance check."""
-    from tqdm import tqdm
-
-    with tqdm(
-        total=args.games, unit="games", disable=args.json or not sys.stderr.isatty(), leave=False
-    ) as bar:
+    with progress_bar(args.games, "games", args.json) as bar:
         report = check(
             args.bot,
             variant=args.variant,

@@ -20,6 +20,7 @@ from typing import Any
 from bot_sdk import botcli
 from bot_sdk.arena import BotError, play_match
 from bot_sdk.loader import BotLoadError, load_bot, spec_label
+from bot_sdk.progress import progress_bar
 from bot_sdk.remote import RemoteError
 from bot_sdk.tournament import derive_seed, plan_round_robin, run_tournament
 from referee import settings as settings_module
@@ -202,15 +203,17 @@ def cmd_play(args: argparse.Namespace) -> int:
     scores: list[list[int]] = [[] for _ in specs]
     wins = [0] * len(specs)
     digests = []
-    for number in _progress(range(args.games), "games", args.json):
-        result = play_match(game, classes, derive_seed(args.seed, "game", number), names=names)
-        digests.append(result.transcript.digest())
-        for seat, score in enumerate(result.outcome.scores):
-            scores[seat].append(score)
-            wins[seat] += result.outcome.ranks[seat] == 1
-        if args.transcripts:
-            path = args.transcripts / f"game-{number:04d}.json"
-            path.write_text(json.dumps(result.transcript.to_json()))
+    with progress_bar(args.games, "games", args.json) as bar:
+        for number in range(args.games):
+            result = play_match(game, classes, derive_seed(args.seed, "game", number), names=names)
+            digests.append(result.transcript.digest())
+            for seat, score in enumerate(result.outcome.scores):
+                scores[seat].append(score)
+                wins[seat] += result.outcome.ranks[seat] == 1
+            if args.transcripts:
+                path = args.transcripts / f"game-{number:04d}.json"
+                path.write_text(json.dumps(result.transcript.to_json()))
+            bar.update(1)
     seats = [
         {
             "seat": seat,
@@ -237,7 +240,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     table = min(args.table, len(specs))
     blocks = plan_round_robin(len(specs), table, args.deals, args.seed)
     total = len(blocks) if args.in_process else len(blocks) * table
-    with _bar(total, "blocks" if args.in_process else "games", args.json) as bar:
+    with progress_bar(total, "blocks" if args.in_process else "games", args.json) as bar:
         table_rows, records = run_tournament(
             specs,
             variant=args.variant,
@@ -315,20 +318,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
             kind = data.pop("type")
             print(f"{number:>4}  {kind:<14} {json.dumps(data, separators=(',', ':'))}")
     return 0
-
-
-def _progress(items: range, unit: str, quiet: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(items, unit=unit, disable=quiet or not sys.stderr.isatty(), file=sys.stderr, leave=False)
-
-
-def _bar(total: int, unit: str, quiet: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total, unit=unit, disable=quiet or not sys.stderr.isatty(), file=sys.stderr, leave=False
-    )
 
 
 if __name__ == "__main__":

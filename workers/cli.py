@@ -13,6 +13,7 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from bot_sdk import botcli
 from bot_sdk.cli import parse_options
+from bot_sdk.progress import progress_bar
 from referee.settings import load as load_settings
 
 
@@ -134,14 +135,6 @@ def _migrate(engine: Any) -> None:
         upgrade(engine)
 
 
-def _bar(total: int, unit: str, quiet: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total, unit=unit, disable=quiet or not sys.stderr.isatty(), file=sys.stderr, leave=False
-    )
-
-
 def cmd_create(args: argparse.Namespace, engine: Any) -> int:
     from workers import league as leagues
 
@@ -186,7 +179,7 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
     league = repo.find_league(engine, args.name)
     todo = [b for b in repo.blocks_of(engine, league.id) if b.status != "done"]
     celery = bool(settings.broker_url) and not args.local
-    with _bar(len(todo), "blocks", args.json) as bar:
+    with progress_bar(len(todo), "blocks", args.json) as bar:
         if celery:
             counts = leagues.run_celery(engine, league, progress=bar.update)
         else:
