@@ -12,7 +12,7 @@ from bot_sdk.conformance import check
 from bot_sdk.loader import load_bot, spec_label
 from bot_sdk.progress import progress_bar
 from bot_sdk.remote import MatchPlan, RemoteRun, play_remote
-from bot_sdk.tournament import derive_seed
+from bot_sdk.tournament import derive_seed, unique_names
 from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
 
@@ -65,10 +65,7 @@ def _seatings(players: int, games: int) -> list[tuple[int, ...]]:
 
 def _entrants(bot: str, against: str) -> tuple[list[str], dict[str, str]]:
     specs = [bot, *[s.strip() for s in against.split(",") if s.strip()]]
-    names = []
-    for index, spec in enumerate(specs):
-        label = spec_label(spec)
-        names.append(label if label not in names else f"{label}#{index}")
+    names = unique_names([spec_label(spec) for spec in specs])
     return names, dict(zip(names, specs, strict=True))
 
 

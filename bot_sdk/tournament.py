@@ -204,7 +204,7 @@ def run_tournament(
         load_bot(spec, variant)  # fail before any game is played
     blocks = plan_round_robin(len(specs), table_size, deals, seed)
     config["players"] = table_size
-    names = _unique_names([spec_label(s) for s in specs])
+    names = unique_names([spec_label(s) for s in specs])
     records: list[MatchRecord] = []
     if remote:
         records = _play_remote(blocks, names, specs, variant, config, progress, time_control or {})
@@ -266,7 +266,8 @@ def _play_remote(
     return records
 
 
-def _unique_names(names: list[str]) -> list[str]:
+def unique_names(names: list[str]) -> list[str]:
+    """Display names made distinct: the second ``random`` becomes ``random#2``."""
     seen: dict[str, int] = {}
     out = []
     for name in names:
