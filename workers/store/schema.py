@@ -81,6 +81,8 @@ leagues = Table(
     Column("deals", Integer, nullable=False),
     # Secret key of the bots' seat seeds: bots replay exactly, and cannot search for the deal.
     Column("seat_key", LargeBinary, nullable=False),
+    # JSON for leagues that add deals as they go (adaptive leagues, SPRT tests); NULL: a fixed plan.
+    Column("stopping", JSON),
     _created(),
 )
 
@@ -147,6 +149,11 @@ seat_results = Table(
     Column("defaulted", Integer, nullable=False, server_default="0"),
     Column("forfeited", Boolean, nullable=False, server_default="0"),
     Column("think_ms", Integer, nullable=False, server_default="0"),
+    # A bot's own exception (the SDK reports it): a fault kind of its own, not "illegal".
+    Column("exceptions", Integer, nullable=False, server_default="0"),
+    # JSON: each fault's reason, the bot process's exit (status, signal, the limit that killed
+    # it) and the tail of its stderr; NULL for a seat without faults.
+    Column("fault_detail", Text),
     # A bot version's matches, newest first, straight from the index (the dashboard's match lists).
     Index(None, "bot_version_id", "match_id"),
 )
@@ -172,6 +179,11 @@ ratings = Table(
     Column("ci_low", Float, nullable=False),
     Column("ci_high", Float, nullable=False),
     Column("faults", Integer, nullable=False),
+    # The batch fit that orders the table (workers.ranking): its method, the entrant's fitted
+    # score (the sort key) and JSON detail (intervals, rank interval, gap to the next entrant).
+    Column("method", String(20)),
+    Column("score", Float),
+    Column("detail", JSON),
 )
 
 FAULT_COLUMNS = {
