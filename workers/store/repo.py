@@ -166,6 +166,8 @@ class League:
     deals: int
     entrants: tuple[BotVersion, ...]
     seat_key: bytes
+    stopping: dict[str, Any] | None = None
+    """How a league that adds deals as it goes decides the next ones (``workers.rounds``); ``None``: a fixed plan."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +195,7 @@ def create_league(
     deals: int,
     entrants: Sequence[BotVersion],
     planned: Iterable[tuple[int, int, Sequence[int]]],
+    stopping: Mapping[str, Any] | None = None,
 ) -> int:
     """Store a league with its entrants and planned blocks ``(number, seed, entrants)``: all or nothing."""
     with engine.begin() as conn:
@@ -208,6 +211,7 @@ def create_league(
                     table_size=table_size,
                     deals=deals,
                     seat_key=os.urandom(32),
+                    stopping=None if stopping is None else dict(stopping),
                 )
                 .returning(leagues.c.id)
             ).scalar_one()
@@ -223,6 +227,45 @@ def create_league(
         ]
         conn.execute(insert(blocks), rows)
     return int(league_id)
+
+
+def add_blocks(engine: Engine, league_id: int, planned: Iterable[tuple[int, int, Sequence[int]]]) -> int:
+    """Add planned blocks ``(number, seed, entrants)`` to a league; returns how many were new.
+
+    Idempotent: a block whose number is stored already is skipped when it is the same block
+    (two runners that planned the same deterministic round store it once), and refused with
+    :class:`ConflictError` when it is another one.
+    """
+    wanted = {number: (int(seed), [int(p) for p in members]) for number, seed, members in planned}
+    if not wanted:
+        return 0
+    for _ in range(3):  # another runner may insert the same round between our read and write
+        try:
+            with engine.begin() as conn:
+                stored = {
+                    r.number: (int(r.seed), list(r.entrants))
+                    for r in conn.execute(
+                        select(blocks.c.number, blocks.c.seed, blocks.c.entrants).where(
+                            blocks.c.league_id == league_id, blocks.c.number.in_(list(wanted))
+                        )
+                    )
+                }
+                for number, block in stored.items():
+                    if block != wanted[number]:
+                        raise ConflictError(
+                            f"block {number} of league {league_id} is stored already with other seats or seed"
+                        )
+                new = [
+                    {"league_id": league_id, "number": n, "seed": seed, "entrants": members}
+                    for n, (seed, members) in sorted(wanted.items())
+                    if n not in stored
+                ]
+                if new:
+                    conn.execute(insert(blocks), new)
+                return len(new)
+        except IntegrityError:
+            continue
+    raise ConflictError(f"could not add blocks to league {league_id}: other writers kept adding the same ones")
 
 
 def find_league(engine: Engine, name: str) -> League:
@@ -249,6 +292,7 @@ def find_league(engine: Engine, name: str) -> League:
         row.deals,
         tuple(_version(v, v.name) for v in versions),
         bytes(row.seat_key),
+        None if row.stopping is None else dict(row.stopping),
     )
 
 

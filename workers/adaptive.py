@@ -1,0 +1,229 @@
+"""Adaptive leagues, pure: after a balanced first round, deals only where the order is still in doubt.
+
+A league created with ``--until-confident C --max-deals N`` plays a balanced first round, then
+looks at its standings after every round (:func:`workers.ranking.compute`, least squares):
+
+- an adjacent pair of the fitted order is *separated* when its gap's t statistic reaches the
+  boundary :func:`boundary` (a per-pair error of ``LOOK_FACTOR · (1 − C) / (entrants − 1)``,
+  one-sided, t with the pair's degrees of freedom; ``LOOK_FACTOR`` was calibrated by simulation,
+  see docs/ratings.md, "Adaptive leagues");
+- every pair not yet separated gets ``DEALS_PER_PAIR`` new deals at tables that seat *both* of
+  its bots, the other seats filled by cycling through the other entrants in an order drawn from
+  the league seed;
+- the league stops when every adjacent pair is separated, or when it has planned ``N`` deals in
+  all (the budget: deals, i.e. blocks, first round included; each deal is played once per seat
+  rotation, so at most ``N × table`` games).
+
+Everything here is a function of the league's definition, its seed and the stored results, never
+of timing or of the order results were stored in, so two runners plan the same rounds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scipy import stats
+
+from bot_sdk.tournament import Block, derive_seed
+from workers import ranking
+from workers.planning import PlanError
+
+KIND = "adaptive"
+
+LOOK_FACTOR = 2.0
+"""Per-pair error budget as a multiple of the Bonferroni share (1 − C)/(entrants − 1): calibrated
+by simulation (bench/calibrate_adaptive.py) so that leagues end in the exact order at least C of
+the time. More than 1 because a pair keeps gaining evidence after it is separated (its bots sit at
+other pairs' tables), and most orders that go wrong are put right by later rounds."""
+
+DEALS_PER_PAIR = 2
+"""New deals per still-uncertain adjacent pair and round."""
+
+FIRST_ROUND_MAX = 120
+"""Above this many tables, the first round is a seeded covering instead of every table."""
+
+
+@dataclass(frozen=True, slots=True)
+class AdaptiveRule:
+    """The stopping rule of an adaptive league, as stored in ``leagues.stopping``."""
+
+    until_confident: float
+    max_deals: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": KIND, "until_confident": self.until_confident, "max_deals": self.max_deals}
+
+    @classmethod
+    def from_json(cls, stopping: Mapping[str, Any]) -> AdaptiveRule:
+        if stopping.get("kind") != KIND:
+            raise PlanError(f"not an adaptive stopping rule: {dict(stopping)!r}")
+        return rule(float(stopping["until_confident"]), int(stopping["max_deals"]))
+
+
+def rule(until_confident: float, max_deals: int) -> AdaptiveRule:
+    """A checked rule; :class:`PlanError` with a one-line reason otherwise."""
+    if not 0.5 < until_confident < 1:
+        raise PlanError(f"--until-confident must be between 0.5 and 1 (exclusive), got {until_confident:g}")
+    if max_deals < 1:
+        raise PlanError(f"--max-deals must be at least 1, got {max_deals}")
+    return AdaptiveRule(until_confident, max_deals)
+
+
+# --- the first round ---------------------------------------------------------------------------
+
+
+def balanced_tables(entrants: int, table_size: int, seed: int) -> list[tuple[int, ...]]:
+    """The first round's tables: a small balanced design where one is known, else every table.
+
+    - 8 entrants at tables of 4: the Steiner quadruple system SQS(8), the 14 planes of the
+      affine space AG(3, 2) (four positions whose bits XOR to zero): every pair of entrants sits
+      together 3 times, every entrant 7 times;
+    - every table of ``table_size`` out of ``entrants`` when there are at most ``FIRST_ROUND_MAX``;
+    - otherwise a covering: seeded shuffles of the entrants cut into tables until every pair of
+      entrants has sat together at least twice.
+    """
+    if not 2 <= table_size <= entrants:
+        raise PlanError(f"a table of {table_size} needs at least {table_size} entrants, the league has {entrants}")
+    if (entrants, table_size) == (8, 4):
+        return [t for t in itertools.combinations(range(8), 4) if t[0] ^ t[1] ^ t[2] ^ t[3] == 0]
+    if math.comb(entrants, table_size) <= FIRST_ROUND_MAX:
+        return list(itertools.combinations(range(entrants), table_size))
+    return _covering(entrants, table_size, seed)
+
+
+def _covering(entrants: int, table_size: int, seed: int) -> list[tuple[int, ...]]:
+    met = dict.fromkeys(itertools.combinations(range(entrants), 2), 0)
+    tables: list[tuple[int, ...]] = []
+    for shuffle in itertools.count():
+        order = sorted(range(entrants), key=lambda p: derive_seed(seed, "cover", shuffle, p))
+        # Pad to a multiple of the table with the shuffle's first entrants (never twice at a table).
+        order += order[: -entrants % table_size]
+        for i in range(0, len(order), table_size):
+            table = tuple(sorted(order[i : i + table_size]))
+            tables.append(table)
+            for pair in itertools.combinations(table, 2):
+                met[pair] += 1
+        if min(met.values()) >= 2:
+            return tables
+    raise AssertionError("unreachable")
+
+
+def first_round(entrants: int, table_size: int, seed: int) -> list[Block]:
+    """The first round's blocks, numbered from 0, one deal per table."""
+    return [
+        Block(number, table, _deal_seed(seed, number))
+        for number, table in enumerate(balanced_tables(entrants, table_size, seed))
+    ]
+
+
+def _deal_seed(seed: int, number: int) -> int:
+    return derive_seed(seed, "adaptive", "deal", number)
+
+
+# --- the stopping boundary ---------------------------------------------------------------------
+
+
+def boundary(until_confident: float, entrants: int, df: int) -> float:
+    """The t statistic an adjacent gap must reach to count as separated."""
+    per_pair = min(0.5, LOOK_FACTOR * (1 - until_confident) / max(entrants - 1, 1))
+    return float(stats.t.ppf(1 - per_pair, max(df, 1)))
+
+
+def separated(pair: ranking.PairGap, until_confident: float, entrants: int) -> bool:
+    """Whether the order of this adjacent pair is settled (see the module docstring)."""
+    if pair.z is None:
+        return False
+    return pair.gap > 0 and pair.z >= boundary(until_confident, entrants, pair.df)
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Where an adaptive league stands: its uncertain pairs and what is left of its budget."""
+
+    uncertain: list[ranking.PairGap]
+    """Adjacent pairs of the current order not yet separated, least certain first."""
+    pairs: int
+    deals_planned: int
+    deals_left: int
+
+    @property
+    def finished(self) -> bool:
+        return not self.uncertain or self.deals_left <= 0
+
+
+def progress(standings: ranking.Standings, rule_: AdaptiveRule, entrants: int, deals_planned: int) -> Progress:
+    """The league's progress, for planning and for ``league status``."""
+    uncertain = [p for p in standings.pairs if not separated(p, rule_.until_confident, entrants)]
+    uncertain.sort(key=lambda p: (-math.inf if p.z is None else p.z, p.upper, p.lower))
+    return Progress(uncertain, len(standings.pairs), deals_planned, max(rule_.max_deals - deals_planned, 0))
+
+
+# --- the next round ----------------------------------------------------------------------------
+
+
+def plan_next(
+    rule_: AdaptiveRule,
+    entrants: int,
+    table_size: int,
+    seed: int,
+    standings: ranking.Standings | None,
+    planned: Sequence[Block],
+) -> list[Block]:
+    """The next round given the standings of every planned block; ``[]`` when the league is over."""
+    if not planned:
+        return first_round(entrants, table_size, seed)[: rule_.max_deals]
+    left = rule_.max_deals - len(planned)
+    if left <= 0 or standings is None:
+        return []
+    state = progress(standings, rule_, entrants, len(planned))
+    if not state.uncertain:
+        return []
+    # How often each pair of entrants has sat together: where each pair's filling cycle resumes.
+    together: dict[tuple[int, int], int] = {}
+    for block in planned:
+        for pair in itertools.combinations(sorted(block.entrants), 2):
+            together[pair] = together.get(pair, 0) + 1
+    number = max(b.number for b in planned) + 1
+    new: list[Block] = []
+    for _ in range(DEALS_PER_PAIR):
+        for pair in state.uncertain:
+            if len(new) >= left:
+                return new
+            a, b = sorted((pair.upper, pair.lower))
+            done = together.get((a, b), 0)
+            table = _table_for(a, b, done, entrants, table_size, seed)
+            for key in itertools.combinations(table, 2):
+                together[key] = together.get(key, 0) + 1
+            new.append(Block(number, table, _deal_seed(seed, number)))
+            number += 1
+    return new
+
+
+def _table_for(a: int, b: int, turn: int, entrants: int, table_size: int, seed: int) -> tuple[int, ...]:
+    """A table seating a and b, the other seats the ``turn``-th fill of a seeded cycle."""
+    others = [p for p in range(entrants) if p not in (a, b)]
+    fills = sorted(
+        itertools.combinations(others, table_size - 2), key=lambda c: derive_seed(seed, "fill", a, b, *c)
+    )
+    return tuple(sorted((a, b, *fills[turn % len(fills)])))
+
+
+def next_blocks(league: Any, results: ranking.Results | Iterable[Mapping[str, Any]], blocks: Sequence[Block]) -> list[Block]:
+    """:func:`workers.rounds.next_blocks` for ``{"kind": "adaptive"}`` leagues."""
+    from referee.rules.registry import make_variant
+
+    rule_ = AdaptiveRule.from_json(league.stopping)
+    entrants = len(league.entrants)
+    standings = None
+    if blocks:
+        standings = ranking.compute(
+            results,
+            entrants,
+            higher_is_better=make_variant(league.variant, league.config).higher_is_better,
+            confidence=rule_.until_confident,
+        )
+    return plan_next(rule_, entrants, league.table_size, league.seed, standings, blocks)
