@@ -1,23 +1,20 @@
-"""League ratings, pure: OpenSkill (Plackett–Luce), mean score with a bootstrap interval, head-to-head.
+"""League tables, pure: the batch fit (:mod:`workers.ranking`), the online rating, head-to-head.
 
-Everything is recomputed from the stored results in match order (block number, rotation), so
-the same results always give the same table, however the blocks were scheduled.
+The table's order comes from the batch fit. OpenSkill (Plackett–Luce) is an online rating: it
+is replayed over the results in match order (block number, rotation) and kept for matchmaking
+in continuous ladders, labelled as such; it never orders a league table.
 """
 
 from __future__ import annotations
 
-import random
-import statistics
-from collections import defaultdict, deque
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
-from bot_sdk.tournament import bootstrap_interval
-
-RESAMPLES = 2000
+from workers import ranking
 
 
 def rate_matches(
@@ -47,45 +44,62 @@ def compute_ratings(
     entrants: int,
     *,
     higher_is_better: bool,
-    seed: int = 0,
-) -> list[dict[str, Any]]:
-    """One row per entrant position: mu, sigma, ordinal, games, mean score and its interval, faults.
+    method: str = "ls",
+    confidence: float = 0.95,
+) -> tuple[list[dict[str, Any]], ranking.Standings]:
+    """The league table, best first: the batch fit's rows with the online rating alongside.
 
-    ``results`` are seat results in match order, each with ``block``, ``match_id``,
-    ``position``, ``score``, ``rank`` and ``faults``.
+    The order, intervals and "told apart" marks come from :func:`workers.ranking.compute`,
+    the same whatever order the results were stored in. OpenSkill (mu, sigma, ordinal) is
+    kept only as an online rating for matchmaking: it depends on the order games are fed (here
+    block number, rotation) and does not order the table.
     """
-    block_scores: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
-    games = [0] * entrants
-    faults = [0] * entrants
+    standings = ranking.compute(
+        results, entrants, higher_is_better=higher_is_better, method=method, confidence=confidence
+    )
     matches = [list(seats) for _, seats in groupby(results, key=lambda r: r["match_id"])]
     seatings = ([(s["position"], s["rank"]) for s in seats] for seats in matches)
     last = deque(rate_matches(seatings, entrants), 1)
     players = last[0] if last else [PlackettLuce().rating(name=str(p)) for p in range(entrants)]
-    for seats in matches:
-        for s in seats:
-            block_scores[s["position"]][s["block"]].append(s["score"])
-            games[s["position"]] += 1
-            faults[s["position"]] += int(s["faults"])
-    rng = random.Random(seed)
+    gaps = {pair.upper: pair for pair in standings.pairs}
     rows = []
-    for position in range(entrants):
-        means = [statistics.fmean(v) for _, v in sorted(block_scores[position].items())]
-        low, high = bootstrap_interval(means, rng, RESAMPLES) if means else (0.0, 0.0)
-        rating = players[position]
+    for row in standings.rows:
+        rating = players[row.position]
+        pair = gaps.get(row.position)
         rows.append(
             {
-                "position": position,
+                "position": row.position,
+                "method": standings.method,
+                "score": row.score,
                 "mu": rating.mu,
                 "sigma": rating.sigma,
                 "ordinal": rating.ordinal(),
-                "games": games[position],
-                "mean_score": statistics.fmean(means) if means else 0.0,
-                "ci_low": low,
-                "ci_high": high,
-                "faults": faults[position],
+                "games": row.games,
+                "mean_score": row.mean_score,
+                "ci_low": row.ci_low,
+                "ci_high": row.ci_high,
+                "faults": row.faults,
+                "detail": {
+                    "rank": row.rank,
+                    "rank_low": row.rank_low,
+                    "rank_high": row.rank_high,
+                    "score_low": row.score_low,
+                    "score_high": row.score_high,
+                    "blocks": row.blocks,
+                    "next": None
+                    if pair is None
+                    else {
+                        "position": pair.lower,
+                        "gap": pair.gap,
+                        "low": pair.low,
+                        "high": pair.high,
+                        "p_holm": pair.p_holm,
+                        "distinct": pair.distinct,
+                    },
+                },
             }
         )
-    return rows
+    return rows, standings
 
 
 def head_to_head(results: Iterable[Mapping[str, Any]], entrants: int) -> list[list[dict[str, int]]]:

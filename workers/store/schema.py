@@ -176,8 +176,9 @@ ratings = Table(
     Column("ordinal", Float, nullable=False),
     Column("games", Integer, nullable=False),
     Column("mean_score", Float, nullable=False),
-    Column("ci_low", Float, nullable=False),
-    Column("ci_high", Float, nullable=False),
+    # NULL: too few blocks for an interval.
+    Column("ci_low", Float),
+    Column("ci_high", Float),
     Column("faults", Integer, nullable=False),
     # The batch fit that orders the table (workers.ranking): its method, the entrant's fitted
     # score (the sort key) and JSON detail (intervals, rank interval, gap to the next entrant).

@@ -1,0 +1,575 @@
+"""League standings from a batch fit of every stored result, with intervals that hold at any size.
+
+The order of a league comes from one fit of all its results, so the same results give the same
+table whatever order they were played or stored in:
+
+- ``ls`` (the default): least squares ``score = skill(entrant) + effect(match)``, one effect per
+  played match (deal and seat rotation). The effect soaks up what every seat of a game shares
+  (a long game, a costly deal), so a skill difference is the expected score difference of two
+  entrants at the same table, unbiased whoever else sits there; a skill is reported on the
+  score scale (the entrants' skills average to the league's mean score per game).
+- ``pl``: a batch Plackett–Luce fit of the finishing orders (``choix``), ties handled the way
+  Breslow handles them in survival models (each tied seat beats the seats below it).
+
+Intervals are jackknife-over-blocks t intervals: the fit is repeated with each block left out
+(a block is one deal played in every seat rotation, the unit the league samples), and the
+spread of those fits gives standard errors for every entrant and every difference; the t
+distribution with (blocks − 1) degrees of freedom keeps them honest with few blocks. Below two
+blocks no interval is given (``None``: too few blocks). Adjacent entrants whose difference is
+not significant after Holm's correction are marked as not told apart; rank intervals come from
+all pairwise tests with Holm's correction. See docs/ratings.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+from scipy import stats
+
+METHODS = ("ls", "pl")
+MIN_BLOCKS = 2
+"""Fewer blocks than this give no interval: one block says nothing about its own spread."""
+
+PL_GROUPS = 20
+"""The Plackett–Luce fit is iterative, so its jackknife leaves out groups of blocks, not single ones."""
+
+
+class RankingError(ValueError):
+    """Standings that cannot be computed: an unknown method, a confidence outside (0, 1)."""
+
+
+class Results(NamedTuple):
+    """A league's seat results as arrays: one entry per seat of every played match."""
+
+    block: np.ndarray
+    rotation: np.ndarray
+    position: np.ndarray
+    score: np.ndarray
+    rank: np.ndarray
+    faults: np.ndarray
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> Results:
+        """From :func:`workers.store.repo.league_results` rows (any order)."""
+        rows = list(rows)
+        return cls(
+            np.array([r["block"] for r in rows], dtype=np.int64),
+            np.array([r["rotation"] for r in rows], dtype=np.int64),
+            np.array([r["position"] for r in rows], dtype=np.int64),
+            np.array([r["score"] for r in rows], dtype=np.float64),
+            np.array([r["rank"] for r in rows], dtype=np.int64),
+            np.array([r.get("faults", 0) for r in rows], dtype=np.int64),
+        )
+
+    def canonical(self) -> Results:
+        """The same results sorted by (block, rotation, position): the fit's input order."""
+        order = np.lexsort((self.position, self.rotation, self.block))
+        return Results(*(a[order] for a in self))
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantStanding:
+    """One entrant's line of the table."""
+
+    position: int
+    score: float
+    """The fitted score: the sort key (``ls``: on the score scale; ``pl``: log strength)."""
+    score_low: float | None
+    score_high: float | None
+    mean_score: float
+    """The plain mean score per game."""
+    ci_low: float | None
+    ci_high: float | None
+    rank: int
+    rank_low: int
+    rank_high: int
+    games: int
+    blocks: int
+    faults: int
+
+
+@dataclass(frozen=True, slots=True)
+class PairGap:
+    """The difference between two entrants adjacent in the order, the upper one first."""
+
+    upper: int
+    lower: int
+    gap: float
+    """How much better the upper entrant is, in the fit's units (≥ 0)."""
+    low: float | None
+    high: float | None
+    se: float | None
+    df: int
+    z: float | None
+    """gap / se, a t statistic with ``df`` degrees of freedom."""
+    p_value: float | None
+    p_holm: float | None
+    distinct: bool
+    """Told apart: the Holm-adjusted p-value is below 1 − confidence."""
+
+
+@dataclass(frozen=True, slots=True)
+class Standings:
+    """A league table: entrants best first, and the gaps between neighbours."""
+
+    method: str
+    higher_is_better: bool
+    confidence: float
+    rows: list[EntrantStanding]
+    pairs: list[PairGap]
+    blocks: int
+    note: str = ""
+    separated: tuple[tuple[bool, ...], ...] = ()
+    """``separated[a][b]``: the fit tells a and b apart (every pair tested, Holm-corrected)."""
+
+    def order(self) -> list[int]:
+        """Entrant positions, best first."""
+        return [r.position for r in self.rows]
+
+
+def compute(
+    results: Results | Iterable[Mapping[str, Any]],
+    entrants: int,
+    *,
+    higher_is_better: bool,
+    method: str = "ls",
+    confidence: float = 0.95,
+) -> Standings:
+    """The standings of ``entrants`` positions from their seat results (see the module docstring)."""
+    if method not in METHODS:
+        raise RankingError(f"unknown ranking method {method!r} (known: {', '.join(METHODS)})")
+    if not 0 < confidence < 1:
+        raise RankingError(f"confidence must be between 0 and 1, got {confidence}")
+    data = (results if isinstance(results, Results) else Results.from_rows(results)).canonical()
+    played = np.bincount(data.position, minlength=entrants)[:entrants]
+    numbers, block_index = np.unique(data.block, return_inverse=True)
+    n_blocks = len(numbers)
+    membership = np.zeros((n_blocks, entrants), dtype=bool)
+    membership[block_index, data.position] = True
+    blocks_of = membership.sum(axis=0)
+
+    if method == "ls":
+        estimate, replicates = _ls_fit(data, block_index, n_blocks, entrants)
+        sign = 1.0 if higher_is_better else -1.0
+    else:
+        estimate, replicates = _pl_fit(data, block_index, n_blocks, entrants)
+        sign = 1.0
+    note = ""
+    if replicates is not None and _articulation(membership):
+        replicates, note = None, "one block holds the design together: no intervals until more are played"
+
+    mean_score, ci = _block_means(data, block_index, n_blocks, entrants, confidence)
+    faults = np.bincount(data.position, weights=data.faults, minlength=entrants)[:entrants]
+
+    # Best first; entrants that have not played go last, in position order.
+    key = [(0 if played[p] else 1, -sign * estimate[p] if played[p] else 0.0, p) for p in range(entrants)]
+    order = [p for *_, p in sorted(key)]
+    alpha = 1 - confidence
+    cov = _replicate_cov(replicates, n_blocks if method == "ls" else min(n_blocks, PL_GROUPS))
+
+    def contrast(a: int, b: int) -> tuple[float | None, int]:
+        """The standard error of estimate[a] − estimate[b] and its degrees of freedom."""
+        df = int(np.count_nonzero(membership[:, a] | membership[:, b])) - 1
+        if method == "pl":
+            df = min(df, PL_GROUPS - 1)
+        if cov is None or min(blocks_of[a], blocks_of[b]) < MIN_BLOCKS or df < 1:
+            return None, max(df, 0)
+        return math.sqrt(max(cov[a, a] + cov[b, b] - 2 * cov[a, b], 0.0)), df
+
+    pairs = []
+    for upper, lower in itertools.pairwise(order):
+        if not (played[upper] and played[lower]):
+            continue
+        gap = sign * (estimate[upper] - estimate[lower])
+        se, df = contrast(upper, lower)
+        pairs.append(_pair(upper, lower, gap, se, df, confidence))
+    pairs = _holm_pairs(pairs, alpha)
+
+    rank_low, rank_high, separated = _rank_intervals(order, played, estimate, sign, contrast, alpha)
+    rows = []
+    for place, p in enumerate(order, 1):
+        se_p = math.sqrt(cov[p, p]) if cov is not None and blocks_of[p] >= MIN_BLOCKS else None
+        half = None
+        if se_p is not None:
+            df_p = int(blocks_of[p]) - 1 if method == "ls" else min(int(blocks_of[p]), PL_GROUPS) - 1
+            half = float(stats.t.ppf(1 - alpha / 2, df_p)) * se_p
+        rows.append(
+            EntrantStanding(
+                position=p,
+                score=float(estimate[p]),
+                score_low=None if half is None else float(estimate[p] - half),
+                score_high=None if half is None else float(estimate[p] + half),
+                mean_score=float(mean_score[p]),
+                ci_low=ci[p][0],
+                ci_high=ci[p][1],
+                rank=place,
+                rank_low=rank_low[p],
+                rank_high=rank_high[p],
+                games=int(played[p]),
+                blocks=int(blocks_of[p]),
+                faults=int(faults[p]),
+            )
+        )
+    return Standings(method, higher_is_better, confidence, rows, pairs, n_blocks, note, separated)
+
+
+# --- least squares with match effects ---------------------------------------------------------
+
+
+def _ls_fit(
+    data: Results, block_index: np.ndarray, n_blocks: int, entrants: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Skills on the score scale, and one refit per left-out block (``None`` below two blocks).
+
+    Absorbing the match effects leaves the normal equations ``L s = r`` with, per match of k
+    seats, ``L += I − J/k`` on its entrants and ``r += x − mean(x)``; each block's share of L
+    and r is kept apart, so leaving a block out is a subtraction.
+    """
+    n = entrants
+    match_key = data.block * 1_000_003 + data.rotation
+    _, match_index, seats = np.unique(match_key, return_inverse=True, return_counts=True)
+    k = seats[match_index].astype(np.float64)
+    centred = data.score - np.bincount(match_index, weights=data.score)[match_index] / k
+    # Seat pairs within each match (a seat with itself included): weight 1/k off L's diagonal.
+    starts = np.concatenate(([0], np.cumsum(seats)))
+    first = starts[match_index]
+    offsets = np.arange(len(match_index)) - first
+    pair_a, pair_b = [], []
+    for size in np.unique(seats):
+        rows = np.nonzero(seats[match_index] == size)[0]
+        heads = rows[offsets[rows] == 0]
+        grid = heads[:, None] + np.arange(size)[None, :]
+        pair_a.append(np.repeat(grid, size, axis=1).ravel())
+        pair_b.append(np.tile(grid, (1, size)).ravel())
+    a = np.concatenate(pair_a)
+    b = np.concatenate(pair_b)
+    weight = 1.0 / k[a]
+    pa, pb = data.position[a], data.position[b]
+    blk = block_index[a]
+
+    total_l = np.zeros((n, n))
+    np.add.at(total_l, (pa, pb), -weight)
+    np.add.at(total_l, (data.position, data.position), 1.0)
+    total_r = np.bincount(data.position, weights=centred, minlength=n)[:n]
+    played = np.bincount(data.position, minlength=n)[:n] > 0
+    grand = float(data.score.mean()) if len(data.score) else 0.0
+    estimate = _solve(total_l, total_r, played) + grand
+    if n_blocks < MIN_BLOCKS:
+        return estimate, None
+
+    block_r = np.zeros((n_blocks, n))
+    np.add.at(block_r, (block_index, data.position), centred)
+    replicates = np.empty((n_blocks, n))
+    grand_sum, grand_count = float(data.score.sum()), len(data.score)
+    block_sum = np.bincount(block_index, weights=data.score, minlength=n_blocks)
+    block_count = np.bincount(block_index, minlength=n_blocks)
+    if n_blocks * n * n <= 4_000_000:
+        block_l = np.zeros((n_blocks, n, n))
+        np.add.at(block_l, (blk, pa, pb), -weight)
+        np.add.at(block_l, (block_index, data.position, data.position), 1.0)
+        block_seats = np.zeros((n_blocks, n))
+        np.add.at(block_seats, (block_index, data.position), 1.0)
+        for i in range(n_blocks):
+            rest_played = (np.bincount(data.position, minlength=n)[:n] - block_seats[i]) > 0
+            replicates[i] = _solve(total_l - block_l[i], total_r - block_r[i], rest_played)
+    else:  # large leagues: build each block's share on the fly
+        order = np.argsort(blk, kind="stable")
+        bounds = np.searchsorted(blk[order], np.arange(n_blocks + 1))
+        seat_order = np.argsort(block_index, kind="stable")
+        seat_bounds = np.searchsorted(block_index[seat_order], np.arange(n_blocks + 1))
+        counts = np.bincount(data.position, minlength=n)[:n]
+        for i in range(n_blocks):
+            share = np.zeros((n, n))
+            sel = order[bounds[i] : bounds[i + 1]]
+            np.add.at(share, (pa[sel], pb[sel]), -weight[sel])
+            own = data.position[seat_order[seat_bounds[i] : seat_bounds[i + 1]]]
+            np.add.at(share, (own, own), 1.0)
+            rest_played = (counts - np.bincount(own, minlength=n)[:n]) > 0
+            replicates[i] = _solve(total_l - share, total_r - block_r[i], rest_played)
+    rest_grand = (grand_sum - block_sum) / np.maximum(grand_count - block_count, 1)
+    return estimate, replicates + rest_grand[:, None]
+
+
+def _solve(laplacian: np.ndarray, rhs: np.ndarray, played: np.ndarray) -> np.ndarray:
+    """The skills that sum to zero over the entrants that played (the others: 0)."""
+    idx = np.nonzero(played)[0]
+    out = np.zeros(len(rhs))
+    if len(idx) == 0:
+        return out
+    sub = laplacian[np.ix_(idx, idx)] + 1.0 / len(idx)
+    out[idx] = np.linalg.lstsq(sub, rhs[idx], rcond=None)[0]
+    return out
+
+
+# --- Plackett–Luce ---------------------------------------------------------------------------
+
+
+def _top1(data: Results, rows: np.ndarray) -> list[tuple[int, tuple[int, ...]]]:
+    """Finishing orders as choices: each seat beats the seats ranked below it (Breslow's ties)."""
+    choices: list[tuple[int, tuple[int, ...]]] = []
+    match_key = data.block[rows] * 1_000_003 + data.rotation[rows]
+    boundaries = np.nonzero(np.diff(match_key))[0] + 1
+    for match in np.split(rows, boundaries):
+        ranks = data.rank[match]
+        for seat in match:
+            below = tuple(int(p) for p in data.position[match][ranks > data.rank[seat]])
+            if below:
+                choices.append((int(data.position[seat]), below))
+    return choices
+
+
+def _pl_strengths(
+    entrants: int, choices: Sequence[tuple[int, tuple[int, ...]]], played: np.ndarray
+) -> np.ndarray:
+    import choix
+
+    out = np.zeros(entrants)
+    if not choices:
+        return out
+    # A little regularisation keeps an entrant that never lost (or never won) finite.
+    params = choix.ilsr_top1(entrants, choices, alpha=0.01)
+    params = params - params[played].mean()
+    out[played] = params[played]
+    return out
+
+
+def _pl_fit(
+    data: Results, block_index: np.ndarray, n_blocks: int, entrants: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    played = np.bincount(data.position, minlength=entrants)[:entrants] > 0
+    everything = np.arange(len(data.block))
+    estimate = _pl_strengths(entrants, _top1(data, everything), played)
+    if n_blocks < MIN_BLOCKS:
+        return estimate, None
+    groups = min(n_blocks, PL_GROUPS)
+    group_of = block_index % groups
+    replicates = np.empty((groups, entrants))
+    for g in range(groups):
+        rest = np.nonzero(group_of != g)[0]
+        rest_played = np.bincount(data.position[rest], minlength=entrants)[:entrants] > 0
+        replicates[g] = _pl_strengths(entrants, _top1(data, rest), rest_played)
+    return estimate, replicates
+
+
+# --- intervals and tests ---------------------------------------------------------------------
+
+
+def _replicate_cov(replicates: np.ndarray | None, groups: int) -> np.ndarray | None:
+    """The jackknife covariance of the estimates: (G − 1)/G · Σ (θ₋g − θ̄)(θ₋g − θ̄)ᵀ."""
+    if replicates is None or groups < MIN_BLOCKS:
+        return None
+    dev = replicates - replicates.mean(axis=0)
+    return np.asarray((groups - 1) / groups * dev.T @ dev)
+
+
+def _block_means(
+    data: Results, block_index: np.ndarray, n_blocks: int, entrants: int, confidence: float
+) -> tuple[np.ndarray, list[tuple[float | None, float | None]]]:
+    """Each entrant's mean score per game and the t interval over its block means."""
+    sums = np.zeros((n_blocks, entrants))
+    counts = np.zeros((n_blocks, entrants))
+    np.add.at(sums, (block_index, data.position), data.score)
+    np.add.at(counts, (block_index, data.position), 1.0)
+    means = np.zeros(entrants)
+    intervals: list[tuple[float | None, float | None]] = []
+    for p in range(entrants):
+        present = counts[:, p] > 0
+        values = sums[present, p] / counts[present, p]
+        means[p] = float(values.mean()) if len(values) else 0.0
+        if len(values) < MIN_BLOCKS:
+            intervals.append((None, None))
+            continue
+        half = (
+            float(stats.t.ppf(0.5 + confidence / 2, len(values) - 1))
+            * values.std(ddof=1)
+            / math.sqrt(len(values))
+        )
+        intervals.append((means[p] - half, means[p] + half))
+    return means, intervals
+
+
+def _pair(upper: int, lower: int, gap: float, se: float | None, df: int, confidence: float) -> PairGap:
+    if se is None:
+        return PairGap(upper, lower, float(gap), None, None, None, df, None, None, None, False)
+    if se == 0.0:
+        # Every replicate agrees exactly: as certain as the data can make it.
+        z = math.inf if gap > 0 else 0.0
+        p = 0.0 if gap > 0 else 1.0
+        return PairGap(upper, lower, float(gap), float(gap), float(gap), 0.0, df, z, p, None, False)
+    z = gap / se
+    p = float(2 * stats.t.sf(abs(z), df))
+    half = float(stats.t.ppf(0.5 + confidence / 2, df)) * se
+    return PairGap(upper, lower, float(gap), gap - half, gap + half, se, df, z, p, None, False)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the input's order."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [1.0] * m
+    running = 0.0
+    for step, i in enumerate(order):
+        running = max(running, min(1.0, (m - step) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def _holm_pairs(pairs: list[PairGap], alpha: float) -> list[PairGap]:
+    tested = [i for i, p in enumerate(pairs) if p.p_value is not None]
+    adjusted = holm([pairs[i].p_value or 0.0 for i in tested])
+    out = list(pairs)
+    for i, p_holm in zip(tested, adjusted, strict=True):
+        pair = pairs[i]
+        out[i] = PairGap(
+            pair.upper, pair.lower, pair.gap, pair.low, pair.high, pair.se, pair.df, pair.z,
+            pair.p_value, p_holm, p_holm < alpha and pair.gap > 0,
+        )  # fmt: skip
+    return out
+
+
+def _rank_intervals(
+    order: list[int],
+    played: np.ndarray,
+    estimate: np.ndarray,
+    sign: float,
+    contrast: Any,
+    alpha: float,
+) -> tuple[dict[int, int], dict[int, int], tuple[tuple[bool, ...], ...]]:
+    """Each entrant's possible places: those not excluded by a Holm-corrected test of every pair.
+
+    Also which pairs those tests tell apart.
+    """
+    active = [p for p in order if played[p]]
+    tests: list[tuple[int, int, float]] = []  # (better, worse, p-value)
+    for i, a in enumerate(active):
+        for b in active[i + 1 :]:
+            se, df = contrast(a, b)
+            diff = sign * (estimate[a] - estimate[b])
+            if se is None:
+                continue
+            p = (0.0 if diff != 0 else 1.0) if se == 0.0 else float(2 * stats.t.sf(abs(diff / se), df))
+            tests.append((a, b, p) if diff >= 0 else (b, a, p))
+    adjusted = holm([t[2] for t in tests])
+    above = dict.fromkeys(order, 0)
+    below = dict.fromkeys(order, 0)
+    separated = [[False] * len(order) for _ in order]
+    for (better, worse, _), p_holm in zip(tests, adjusted, strict=True):
+        if p_holm < alpha:
+            above[worse] += 1
+            below[better] += 1
+            separated[better][worse] = separated[worse][better] = True
+    low = {p: 1 + above[p] for p in order}
+    high = {p: (len(active) - below[p] if played[p] else len(order)) for p in order}
+    for p in order:
+        if not played[p]:
+            low[p] = len(active) + 1
+    return low, high, tuple(tuple(row) for row in separated)
+
+
+def _articulation(membership: np.ndarray) -> bool:
+    """Whether leaving out some single block splits the entrants that still play into parts.
+
+    Then that block's jackknife refit compares parts that no longer meet, and no interval is
+    honest. Quick when every two entrants of several blocks share two blocks; otherwise
+    Tarjan's articulation points on the bipartite graph of blocks and entrants.
+    """
+    n_blocks, entrants = membership.shape
+    degree = membership.sum(axis=0)
+    multi = degree >= MIN_BLOCKS
+    if n_blocks < MIN_BLOCKS or multi.sum() < 2:
+        return False
+    shared = membership[:, multi].T.astype(np.int64) @ membership[:, multi].astype(np.int64)
+    np.fill_diagonal(shared, MIN_BLOCKS)
+    if shared.min() >= MIN_BLOCKS:
+        return False
+    # Vertices: blocks 0..B-1, entrants B..B+n-1.
+    adjacency: list[list[int]] = [[] for _ in range(n_blocks + entrants)]
+    for blk, pos in zip(*np.nonzero(membership), strict=True):
+        adjacency[int(blk)].append(n_blocks + int(pos))
+        adjacency[n_blocks + int(pos)].append(int(blk))
+    start = n_blocks + int(np.argmax(degree))  # an entrant of several blocks: it plays whatever goes
+    disc = [-1] * len(adjacency)
+    low = [0] * len(adjacency)
+    disc[start] = 0
+    clock = 1
+    stack: list[tuple[int, int, int]] = [(start, -1, 0)]
+    while stack:
+        v, parent, i = stack[-1]
+        if i < len(adjacency[v]):
+            stack[-1] = (v, parent, i + 1)
+            w = adjacency[v][i]
+            if disc[w] == -1:
+                disc[w] = low[w] = clock
+                clock += 1
+                stack.append((w, v, 0))
+            elif w != parent:
+                low[v] = min(low[v], disc[w])
+            continue
+        stack.pop()
+        if parent == -1:
+            continue
+        low[parent] = min(low[parent], low[v])
+        # A block cut off from a child that goes on playing (an entrant with another block, or
+        # a whole subtree) splits the design; an entrant whose only block it was just stops.
+        if parent < n_blocks and low[v] >= disc[parent] and not (v >= n_blocks and degree[v - n_blocks] == 1):
+            return True
+    # Entrants never reached play in a part of their own from the start.
+    return any(disc[n_blocks + p] == -1 for p in np.nonzero(degree)[0])
+
+
+def to_json(standings: Standings, names: Sequence[str] | None = None) -> dict[str, Any]:
+    """The standings as plain JSON-ready values (``names`` by position, when given)."""
+
+    def r(x: float | None) -> float | None:
+        return None if x is None else (x if math.isinf(x) else round(x, 4))
+
+    def name(p: int) -> Any:
+        return names[p] if names is not None else p
+
+    return {
+        "method": standings.method,
+        "higher_is_better": standings.higher_is_better,
+        "confidence": standings.confidence,
+        "blocks": standings.blocks,
+        "note": standings.note,
+        "standings": [
+            {
+                "bot": name(row.position),
+                "position": row.position,
+                "rank": row.rank,
+                "rank_low": row.rank_low,
+                "rank_high": row.rank_high,
+                "score": r(row.score),
+                "score_low": r(row.score_low),
+                "score_high": r(row.score_high),
+                "mean_score": r(row.mean_score),
+                "ci_low": r(row.ci_low),
+                "ci_high": r(row.ci_high),
+                "games": row.games,
+                "blocks": row.blocks,
+                "faults": row.faults,
+            }
+            for row in standings.rows
+        ],
+        "pairs": [
+            {
+                "upper": name(pair.upper),
+                "lower": name(pair.lower),
+                "gap": r(pair.gap),
+                "low": r(pair.low),
+                "high": r(pair.high),
+                "se": r(pair.se),
+                "df": pair.df,
+                "z": r(pair.z),
+                "p_value": r(pair.p_value),
+                "p_holm": r(pair.p_holm),
+                "distinct": pair.distinct,
+            }
+            for pair in standings.pairs
+        ],
+    }
