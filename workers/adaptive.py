@@ -87,7 +87,9 @@ def balanced_tables(entrants: int, table_size: int, seed: int) -> list[tuple[int
       entrants has sat together at least twice.
     """
     if not 2 <= table_size <= entrants:
-        raise PlanError(f"a table of {table_size} needs at least {table_size} entrants, the league has {entrants}")
+        raise PlanError(
+            f"a table of {table_size} needs at least {table_size} entrants, the league has {entrants}"
+        )
     if (entrants, table_size) == (8, 4):
         return [t for t in itertools.combinations(range(8), 4) if t[0] ^ t[1] ^ t[2] ^ t[3] == 0]
     if math.comb(entrants, table_size) <= FIRST_ROUND_MAX:
@@ -155,7 +157,9 @@ class Progress:
         return not self.uncertain or self.deals_left <= 0
 
 
-def progress(standings: ranking.Standings, rule_: AdaptiveRule, entrants: int, deals_planned: int) -> Progress:
+def progress(
+    standings: ranking.Standings, rule_: AdaptiveRule, entrants: int, deals_planned: int
+) -> Progress:
     """The league's progress, for planning and for ``league status``."""
     uncertain = [p for p in standings.pairs if not separated(p, rule_.until_confident, entrants)]
     uncertain.sort(key=lambda p: (-math.inf if p.z is None else p.z, p.upper, p.lower))
@@ -212,7 +216,9 @@ def _table_for(a: int, b: int, turn: int, entrants: int, table_size: int, seed: 
     return tuple(sorted((a, b, *fills[turn % len(fills)])))
 
 
-def next_blocks(league: Any, results: ranking.Results | Iterable[Mapping[str, Any]], blocks: Sequence[Block]) -> list[Block]:
+def next_blocks(
+    league: Any, results: ranking.Results | Iterable[Mapping[str, Any]], blocks: Sequence[Block]
+) -> list[Block]:
     """:func:`workers.rounds.next_blocks` for ``{"kind": "adaptive"}`` leagues."""
     from referee.rules.registry import make_variant
 
@@ -227,3 +233,43 @@ def next_blocks(league: Any, results: ranking.Results | Iterable[Mapping[str, An
             confidence=rule_.until_confident,
         )
     return plan_next(rule_, entrants, league.table_size, league.seed, standings, blocks)
+
+
+def status(
+    league: Any, results: ranking.Results | Iterable[Mapping[str, Any]], deals_planned: int
+) -> dict[str, Any]:
+    """An adaptive league's state for ``league status``: uncertain pairs and the deal budget, as JSON."""
+    from referee.rules.registry import make_variant
+
+    rule_ = AdaptiveRule.from_json(league.stopping)
+    entrants = len(league.entrants)
+    data = results if isinstance(results, ranking.Results) else ranking.Results.from_rows(results)
+    out: dict[str, Any] = {
+        **rule_.to_json(),
+        "deals_planned": deals_planned,
+        "deals_left": max(rule_.max_deals - deals_planned, 0),
+        "pairs": entrants - 1,
+        "uncertain": [],
+    }
+    if len(data.block) == 0:
+        return out | {"state": "first round"}
+    standings = ranking.compute(
+        data,
+        entrants,
+        higher_is_better=make_variant(league.variant, league.config).higher_is_better,
+        confidence=rule_.until_confident,
+    )
+    state = progress(standings, rule_, entrants, deals_planned)
+    out["uncertain"] = [
+        {
+            "upper": p.upper,
+            "lower": p.lower,
+            "z": None if p.z is None else round(p.z, 4),
+            "needed": round(boundary(rule_.until_confident, entrants, p.df), 4),
+        }
+        for p in state.uncertain
+    ]
+    out["state"] = (
+        "separated" if not state.uncertain else "budget spent" if not state.deals_left else "running"
+    )
+    return out

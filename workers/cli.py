@@ -36,6 +36,20 @@ def register(sub: Any) -> None:
     p.add_argument("--table", type=int, default=4, help="seats per table")
     p.add_argument("--deals", type=int, default=2, help="duplicate deals per table")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--until-confident",
+        type=float,
+        metavar="C",
+        help="adaptive: add deals where the order is in doubt until every adjacent pair is settled"
+        " at this confidence (0.5 < C < 1); see docs/ratings.md",
+    )
+    p.add_argument(
+        "--max-deals",
+        type=int,
+        metavar="N",
+        help="adaptive: the budget, at most N deals in all (first round included), each played once per"
+        " seat rotation",
+    )
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_guard(cmd_create))
@@ -139,6 +153,7 @@ def cmd_create(args: argparse.Namespace, engine: Any) -> int:
     from workers import league as leagues
 
     refs = [r.strip() for r in args.bots.split(",") if r.strip()]
+    stopping = _adaptive_stopping(args)
     created = leagues.create(
         engine,
         args.name,
@@ -149,6 +164,7 @@ def cmd_create(args: argparse.Namespace, engine: Any) -> int:
         deals=args.deals,
         seed=args.seed,
         fmt=args.format,
+        stopping=stopping,
     )
     from workers.store import repo
 
@@ -161,14 +177,38 @@ def cmd_create(args: argparse.Namespace, engine: Any) -> int:
         "blocks": len(blocks),
         "matches": len(blocks) * created.table_size,
     }
+    if stopping is not None:
+        info["stopping"] = stopping
     if args.json:
         print(json.dumps(info))
     else:
         print(
             f"league {info['league']}: {info['variant']}, {info['format']}, {len(created.entrants)} entrants,"
             f" {info['blocks']} blocks, {info['matches']} matches"
+            + (
+                f" in the first round; adaptive until {stopping['until_confident']:g} confident,"
+                f" at most {stopping['max_deals']} deals"
+                if stopping
+                else ""
+            )
         )
     return 0
+
+
+def _adaptive_stopping(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The stopping rule of ``--until-confident``/``--max-deals``, checked; ``None`` for a fixed plan."""
+    from workers import adaptive
+    from workers.planning import PlanError
+
+    if args.until_confident is None and args.max_deals is None:
+        return None
+    if args.until_confident is None or args.max_deals is None:
+        raise LeagueCommandError("an adaptive league needs both --until-confident and --max-deals")
+    try:
+        rule = adaptive.rule(args.until_confident, args.max_deals)
+    except PlanError as exc:
+        raise LeagueCommandError(str(exc)) from None
+    return rule.to_json()
 
 
 def cmd_run(args: argparse.Namespace, engine: Any) -> int:
@@ -181,10 +221,12 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
     celery = bool(settings.broker_url) and not args.local
     with progress_bar(len(todo), "blocks", args.json) as bar:
         if celery:
-            counts = leagues.run_celery(engine, league, progress=bar.update)
+            counts = leagues.run_celery(engine, league, progress=bar.update, planned=_grow(bar))
         else:
             processes = args.processes or settings.workers or os.cpu_count() or 1
-            counts = leagues.run_local(engine, league, processes=processes, progress=bar.update)
+            counts = leagues.run_local(
+                engine, league, processes=processes, progress=bar.update, planned=_grow(bar)
+            )
     status = repo.league_counts(engine, league.id)
     rows = leagues.standings(engine, league)
     if args.json:
@@ -199,20 +241,64 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
     return 0
 
 
+def _grow(bar: Any) -> Any:
+    """A callback that adds a new round's blocks to a progress bar's total."""
+
+    def grow(blocks: int) -> None:
+        bar.total = (bar.total or 0) + blocks
+        bar.refresh()
+
+    return grow
+
+
 def cmd_status(args: argparse.Namespace, engine: Any) -> int:
     from workers.store import repo
 
     league = repo.find_league(engine, args.name)
     status = repo.league_counts(engine, league.id)
+    rounds = _rounds_status(engine, league)
     if args.json:
-        print(json.dumps({"league": league.name, **status}))
+        print(json.dumps({"league": league.name, **status, **({"adaptive": rounds} if rounds else {})}))
         return 0
     blocks = ", ".join(f"{k} {v}" for k, v in sorted(status["blocks"].items()))
     faults = ", ".join(f"{k} {v}" for k, v in status["faults"].items() if v) or "none"
     print(f"league {league.name}: blocks {blocks}; {status['matches']} matches; faults: {faults}")
     for error in status["errors"]:
         print(f"  block {error['block']} failed: {error['error']}")
+    if rounds:
+        _print_rounds(league, rounds)
     return 0
+
+
+def _rounds_status(engine: Any, league: Any) -> dict[str, Any] | None:
+    """An adaptive league's uncertain pairs and deal budget (``None`` for other leagues)."""
+    if not league.stopping or league.stopping.get("kind") != "adaptive":
+        return None
+    from workers import adaptive
+    from workers.store import repo
+
+    planned = repo.blocks_of(engine, league.id)
+    return adaptive.status(league, repo.league_results(engine, league.id), len(planned))
+
+
+def _print_rounds(league: Any, rounds: dict[str, Any]) -> None:
+    names = [f"{v.bot}@{v.version}" for v in league.entrants]
+    print(
+        f"adaptive: until {rounds['until_confident']:g} confident; {rounds['deals_planned']} deals planned,"
+        f" {rounds['deals_left']} of {rounds['max_deals']} left in the budget"
+    )
+    if rounds["state"] == "first round":
+        print("  first round not played yet: no pair can be judged")
+        return
+    if not rounds["uncertain"]:
+        print(f"  every adjacent pair is separated ({rounds['pairs']} pairs)")
+        return
+    print(f"  {len(rounds['uncertain'])} of {rounds['pairs']} adjacent pairs still uncertain:")
+    for pair in rounds["uncertain"]:
+        z = "no estimate yet" if pair["z"] is None else f"t {pair['z']:.2f} of {pair['needed']:.2f} needed"
+        print(f"    {names[pair['upper']]} above {names[pair['lower']]}: {z}")
+    if rounds["state"] == "budget spent":
+        print("  the budget is spent: the league stops with these pairs uncertain")
 
 
 def _public(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
