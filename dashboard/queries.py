@@ -205,7 +205,10 @@ def league(conn: Connection, league_id: int) -> dict[str, Any]:
 def standings(conn: Connection, info: dict[str, Any]) -> dict[str, Any]:
     """The league table as last computed by the league (the ``ratings`` table), best first.
 
-    Entrants without a stored rating come last with ``None`` numbers. ``rated_games`` against
+    The order is the batch fit's (``score``, see :mod:`workers.ranking`); each row carries its
+    interval, rank interval and the gap to the next entrant with whether the two are told apart.
+    OpenSkill's ``rating`` (mu − 3 sigma) is the online rating, shown for matchmaking only.
+    Entrants without a stored line come last with ``None`` numbers. ``rated_games`` against
     ``stored_games`` tells whether the table is behind the stored matches (a league still running).
     """
     by_position = {e["position"]: e for e in info["entrants"]}
@@ -214,9 +217,18 @@ def standings(conn: Connection, info: dict[str, Any]) -> dict[str, Any]:
         entrant = by_position.get(r.position)
         if entrant is None:
             continue
+        detail = dict(r.detail or {})
         rows.append(
             {
                 **entrant,
+                "method": r.method,
+                "score": r.score,
+                "score_low": detail.get("score_low"),
+                "score_high": detail.get("score_high"),
+                "rank": detail.get("rank"),
+                "rank_low": detail.get("rank_low"),
+                "rank_high": detail.get("rank_high"),
+                "next": detail.get("next"),
                 "rating": r.ordinal,
                 "mu": r.mu,
                 "sigma": r.sigma,
@@ -227,18 +239,21 @@ def standings(conn: Connection, info: dict[str, Any]) -> dict[str, Any]:
                 "faults": r.faults,
             }
         )
-    rows.sort(key=lambda r: (-r["rating"], r["position"]))
+    # A table stored before the batch fit existed has no rank: the online rating orders it.
+    rows.sort(key=lambda r: (r["rank"] is None, r["rank"] or 0, -r["rating"], r["position"]))
     for place, row in enumerate(rows, 1):
         row["place"] = place
     rated = {r["position"] for r in rows}
+    blank = ("method", "score", "score_low", "score_high", "rank", "rank_low", "rank_high", "next", "rating")
     unrated = [
-        {**e, "place": None, "rating": None, "mu": None, "sigma": None, "games": None, "mean_score": None}
-        | {"ci_low": None, "ci_high": None, "faults": None}
+        {**e, "place": None, **dict.fromkeys(blank), "mu": None, "sigma": None, "games": None}
+        | {"mean_score": None, "ci_low": None, "ci_high": None, "faults": None}
         for e in info["entrants"]
         if e["position"] not in rated
     ]
     return {
         "rows": rows + unrated,
+        "method": next((r["method"] for r in rows if r["method"]), None),
         "rated_games": sum(r["games"] for r in rows),
         "stored_games": info["matches"] * info["table_size"],
     }

@@ -97,3 +97,35 @@ def load_bench() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def apart_text(r: dict[str, Any]) -> str:
+    """The "vs next" cell of a standings row."""
+    following = r["detail"]["next"]
+    return "" if following is None else ("told apart" if following["distinct"] else "can't tell apart")
+
+
+def expected_cells(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """The numeric cells of a standings row, as the league page shows them (class, text)."""
+    d = r["detail"]
+    following = d["next"]
+    gap = ""
+    if following is not None:
+        gap = f"{following['gap']:.2f}"
+        if following["low"] is not None:
+            gap += f" [{following['low']:.2f}, {following['high']:.2f}]"
+    ranks = str(d["rank_low"]) + ("" if d["rank_high"] == d["rank_low"] else f"–{d['rank_high']}")
+    return [
+        ("score", f"{r['score']:.2f}"),
+        (
+            "scoreci",
+            "too few blocks" if d["score_low"] is None else f"[{d['score_low']:.2f}, {d['score_high']:.2f}]",
+        ),
+        ("ranks", ranks),
+        ("gap", gap),
+        ("mean", f"{r['mean_score']:.2f}"),
+        ("interval", "too few blocks" if r["ci_low"] is None else f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}]"),
+        ("games", str(r["games"])),
+        ("faults", str(r["faults"])),
+        ("rating", f"{r['ordinal']:.2f}"),
+    ]

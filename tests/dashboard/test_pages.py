@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from html import unescape
 
 import pytest
-from dashkit import LeagueStore
+from dashkit import LeagueStore, apart_text, expected_cells
 from starlette.testclient import TestClient
 
 from dashboard.app import create_app
@@ -49,26 +50,21 @@ def test_the_league_table_is_the_league_standings(client: TestClient, league_sto
     for row, expected in zip(rows, league_store.standings, strict=True):
         assert row["position"] == expected["position"]
         assert row["rating"] == pytest.approx(expected["ordinal"])
-        for key in ("mu", "sigma", "mean_score", "ci_low", "ci_high"):
+        for key in ("score", "mu", "sigma", "mean_score", "ci_low", "ci_high"):
             assert row[key] == pytest.approx(expected[key]), key
+        for key in ("rank", "rank_low", "rank_high", "score_low", "score_high", "next"):
+            assert row[key] == pytest.approx(expected["detail"][key]), key
         assert (row["games"], row["faults"]) == (expected["games"], expected["faults"])
     assert shown["standings"]["rated_games"] == shown["standings"]["stored_games"] == 36
     assert shown["higher_is_better"] is False
     html = page(client, f"/leagues/{league_store.league.id}")
     table = html[html.index('id="standings"') : html.index("</table>", html.index('id="standings"'))]
     cells = re.findall(r'<td class="num (\w+)[^"]*">([^<]*)</td>', table)
-    expected_cells = []
-    for r in league_store.standings:
-        expected_cells += [
-            ("rating", f"{r['ordinal']:.2f}"),
-            ("mu", f"{r['mu']:.2f}"),
-            ("sigma", f"{r['sigma']:.2f}"),
-            ("games", str(r["games"])),
-            ("mean", f"{r['mean_score']:.2f}"),
-            ("interval", f"[{r['ci_low']:.2f}, {r['ci_high']:.2f}]"),
-            ("faults", str(r["faults"])),
-        ]
-    assert cells == expected_cells
+    assert cells == [cell for r in league_store.standings for cell in expected_cells(r)]
+    told = [
+        unescape(re.sub("<[^>]+>", "", cell)) for cell in re.findall(r'<td class="apart">(.*?)</td>', table)
+    ]
+    assert told == [apart_text(r) for r in league_store.standings]
 
 
 def test_match_lists_are_paginated(client: TestClient, league_store: LeagueStore) -> None:
