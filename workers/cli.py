@@ -68,9 +68,18 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_guard(cmd_status))
 
-    p = group.add_parser("standings", help="ratings, mean score with 95%% interval, head-to-head")
+    p = group.add_parser(
+        "standings", help="the table from a batch fit, intervals, pairs not told apart, head-to-head"
+    )
     p.add_argument("name")
     p.add_argument("--h2h", action="store_true", help="also print the head-to-head table")
+    p.add_argument(
+        "--method",
+        choices=["ls", "pl"],
+        default="ls",
+        help="ls: score per game with per-game effects (default); pl: Plackett-Luce on finishing orders",
+    )
+    p.add_argument("--confidence", type=float, default=0.95, help="for intervals and tests (default 0.95)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_guard(cmd_standings))
 
@@ -228,16 +237,14 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
                 engine, league, processes=processes, progress=bar.update, planned=_grow(bar)
             )
     status = repo.league_counts(engine, league.id)
-    rows = leagues.standings(engine, league)
+    rows, fitted = leagues.table(engine, league)
     if args.json:
-        print(
-            json.dumps({"league": league.name, "ran": counts, "status": status, "standings": _public(rows)})
-        )
+        print(json.dumps({"league": league.name, "ran": counts, "status": status, **_public(rows, fitted)}))
         return 0
     print(
         f"league {league.name}: {status['matches']} matches stored ({'Celery' if celery else 'local pool'})"
     )
-    _print_standings(league, rows)
+    _print_standings(league, rows, fitted)
     return 0
 
 
@@ -301,56 +308,107 @@ def _print_rounds(league: Any, rounds: dict[str, Any]) -> None:
         print("  the budget is spent: the league stops with these pairs uncertain")
 
 
-def _public(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    keys = ("bot", "position", "mu", "sigma", "ordinal", "games", "mean_score", "ci_low", "ci_high", "faults")
-    return [{k: (round(r[k], 4) if isinstance(r[k], float) else r[k]) for k in keys} for r in rows]
+def _public(rows: list[dict[str, Any]], fitted: Any) -> dict[str, Any]:
+    """The table as JSON: the fit's rows and pairs, and the online rating alongside."""
+    from workers import ranking
+
+    names = {r["position"]: r["bot"] for r in rows}
+    out = ranking.to_json(fitted, [names[p] for p in range(len(names))])
+    online = {r["position"]: r for r in rows}
+    for row in out["standings"]:
+        r = online[row["position"]]
+        row["online_rating"] = {
+            "ordinal": round(r["ordinal"], 4),
+            "mu": round(r["mu"], 4),
+            "sigma": round(r["sigma"], 4),
+        }
+    out["online_rating"] = "OpenSkill Plackett-Luce, replayed in match order: for matchmaking, not the order"
+    return out
 
 
-def _print_standings(league: Any, rows: list[dict[str, Any]]) -> None:
+def _num(x: float | None, digits: int = 2) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _print_standings(league: Any, rows: list[dict[str, Any]], fitted: Any) -> None:
     from referee.rules.registry import make_variant
 
     better = "higher" if make_variant(league.variant, league.config).higher_is_better else "lower"
-    print(
-        f"{'#':>2}  {'bot':<22} {'rating':>7} {'mu':>6} {'sigma':>6} {'games':>5}  {'mean score':>10}"
-        f"  {'95% interval':<16} {'faults':>6}"
+    names = {r["position"]: r["bot"] for r in rows}
+    gaps = {pair.upper: pair for pair in fitted.pairs}
+    level = f"{fitted.confidence:.0%}"
+    width = max([len("bot"), *(len(n) for n in names.values())])
+    header = (
+        f"{'#':>2}  {'bot':<{width}}  {'score':>7}  {level + ' interval':<16}  {'ranks':>5}"
+        f"  {'gap to next':>11}  {level + ' interval':<16}  {'':1}  {'mean':>6}  {'games':>5}  {'faults':>6}"
     )
-    for place, r in enumerate(rows, 1):
-        interval = f"[{r['ci_low']:.1f}, {r['ci_high']:.1f}]"
-        print(
-            f"{place:>2}  {r['bot']:<22} {r['ordinal']:>7.2f} {r['mu']:>6.2f} {r['sigma']:>6.2f}"
-            f" {r['games']:>5}"
-            f"  {r['mean_score']:>10.2f}  {interval:<16} {r['faults']:>6}"
+    print(header)
+    for row in fitted.rows:
+        pair = gaps.get(row.position)
+        interval = (
+            "too few blocks" if row.score_low is None else f"[{row.score_low:.2f}, {row.score_high:.2f}]"
         )
-    print(f"rating = mu - 3 sigma (OpenSkill Plackett-Luce); mean score per game, {better} is better")
+        ranks = f"{row.rank_low}" if row.rank_low == row.rank_high else f"{row.rank_low}-{row.rank_high}"
+        if pair is None:
+            gap, gap_interval, mark = "", "", ""
+        else:
+            gap = f"{pair.gap:.2f}"
+            gap_interval = "too few blocks" if pair.low is None else f"[{pair.low:.2f}, {pair.high:.2f}]"
+            mark = ">" if pair.distinct else "="
+        print(
+            f"{row.rank:>2}  {names[row.position]:<{width}}  {row.score:>7.2f}  {interval:<16}  {ranks:>5}"
+            f"  {gap:>11}  {gap_interval:<16}  {mark:1}  {row.mean_score:>6.2f}  {row.games:>5}"
+            f"  {row.faults:>6}"
+        )
+    method = (
+        f"score: per game, fitted with a per-game effect (least squares), {better} is better"
+        if fitted.method == "ls"
+        else "score: Plackett-Luce log strength of the finishing orders, higher is better"
+    )
+    print(method)
+    print(
+        f"'>': told apart from the next at {level} (Holm over the adjacent pairs); '=': cannot be told apart;"
+        f" ranks: {level} rank interval; mean: plain mean per game"
+    )
+    if fitted.note:
+        print(f"note: {fitted.note}")
 
 
 def cmd_standings(args: argparse.Namespace, engine: Any) -> int:
     from workers import league as leagues
     from workers.store import repo
 
+    if not 0.5 < args.confidence < 1:
+        raise LeagueCommandError(f"--confidence must be between 0.5 and 1, got {args.confidence}")
     league = repo.find_league(engine, args.name)
-    rows = leagues.standings(engine, league)
+    rows, fitted = leagues.table(engine, league, method=args.method, confidence=args.confidence)
     h2h = leagues.head_to_head(engine, league) if args.h2h else None
+    names = leagues.entrant_names(league)
     if args.json:
-        out: dict[str, Any] = {"league": league.name, "standings": _public(rows)}
+        out: dict[str, Any] = {"league": league.name, **_public(rows, fitted)}
         if h2h is not None:
-            names = [f"{v.bot}@{v.version}" for v in league.entrants]
-            out["head_to_head"] = {"entrants": names, "table": h2h}
+            out["head_to_head"] = {"entrants": names, "table": h2h, "told_apart": fitted.separated}
         print(json.dumps(out))
         return 0
-    _print_standings(league, rows)
+    _print_standings(league, rows, fitted)
     if h2h is not None:
-        names = [f"{v.bot}@{v.version}" for v in league.entrants]
-        print("\nhead-to-head: games where the row bot finished ahead / level / behind the column bot")
-        print(" " * 22 + "".join(f"{n[:12]:>14}" for n in names))
+        width = max(len(n) for n in names)
+        cell = max(12, min(width, 20)) + 2
+        print(
+            "\nhead-to-head: games where the row bot finished ahead / level / behind the column bot;"
+            f" '*': the fit tells the two apart at {fitted.confidence:.0%} (Holm over every pair)"
+        )
+        print(" " * width + "".join(f"{n[: cell - 2]:>{cell}}" for n in names))
         for a, name in enumerate(names):
-            cells = "".join(
-                f"{'-':>14}"
-                if a == b
-                else f"{h2h[a][b]['ahead']:>4}/{h2h[a][b]['level']}/{h2h[a][b]['behind']:<5}"
-                for b in range(len(names))
-            )
-            print(f"{name[:22]:<22}{cells}")
+            cells = []
+            for b in range(len(names)):
+                if a == b:
+                    cells.append(f"{'-':>{cell}}")
+                    continue
+                h = h2h[a][b]
+                star = "*" if fitted.separated and fitted.separated[a][b] else " "
+                cells.append(f"{h['ahead']}/{h['level']}/{h['behind']}{star}".rjust(cell))
+            print(f"{name:<{width}}" + "".join(cells))
     return 0
 
 

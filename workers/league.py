@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 from bot_sdk.bots import REFERENCE_BOTS
 from bot_sdk.tournament import Block
 from referee.rules.registry import find_variant, make_variant
-from workers import adaptive, ratings, rounds
+from workers import adaptive, ranking, ratings, rounds
 from workers.planning import PlanError, plan_league
 from workers.store import repo
 from workers.store.engine import make_engine
@@ -204,20 +204,37 @@ def run_celery(
             planned(added)
 
 
-def standings(engine: Engine, league: repo.League) -> list[dict[str, Any]]:
-    """Recompute and store the league's ratings; rows best first, with bot names."""
+def table(
+    engine: Engine, league: repo.League, *, method: str = "ls", confidence: float = 0.95
+) -> tuple[list[dict[str, Any]], ranking.Standings]:
+    """Recompute the league table from every stored result and store it.
+
+    Rows come best first, with bot names; the :class:`~workers.ranking.Standings` carries the
+    gaps between neighbours and whether each pair is told apart.
+    """
     results = repo.league_results(engine, league.id)
-    rows = ratings.compute_ratings(
+    rows, fitted = ratings.compute_ratings(
         results,
         len(league.entrants),
         higher_is_better=make_variant(league.variant, league.config).higher_is_better,
-        seed=league.seed,
+        method=method,
+        confidence=confidence,
     )
     repo.store_ratings(engine, league.id, rows)
+    names = entrant_names(league)
     for row in rows:
-        entrant = league.entrants[row["position"]]
-        row["bot"] = f"{entrant.bot}@{entrant.version}"
-    return sorted(rows, key=lambda r: (-r["ordinal"], r["position"]))
+        row["bot"] = names[row["position"]]
+    return rows, fitted
+
+
+def standings(engine: Engine, league: repo.League) -> list[dict[str, Any]]:
+    """The league table's rows, best first (see :func:`table`)."""
+    return table(engine, league)[0]
+
+
+def entrant_names(league: repo.League) -> list[str]:
+    """Each entrant's label by position: ``bot@version``."""
+    return [f"{entrant.bot}@{entrant.version}" for entrant in league.entrants]
 
 
 def head_to_head(engine: Engine, league: repo.League) -> list[list[dict[str, int]]]:
