@@ -276,7 +276,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     header = ("#", "bot", "games", "mean score", "95% interval", "mean rank", "wins", "faults")
     print("{:>2}  {:<20} {:>5} {:>10}  {:<15} {:>9} {:>5} {:>6}".format(*header))
     for place, s in enumerate(table_rows, 1):
-        interval = f"[{s.low:.1f}, {s.high:.1f}]"
+        interval = "too few blocks" if s.low is None or s.high is None else f"[{s.low:.1f}, {s.high:.1f}]"
         print(
             f"{place:>2}  {s.name:<20} {s.games:>5} {s.mean_score:>10.2f}  {interval:<15}"
             f" {s.mean_rank:>9.2f} {s.wins:>5.0f} {s.faults:>6}"

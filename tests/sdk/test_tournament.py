@@ -11,10 +11,11 @@ from bot_sdk.arena import play_match
 from bot_sdk.loader import load_bot
 from bot_sdk.tournament import (
     MatchRecord,
-    bootstrap_interval,
     plan_round_robin,
     run_tournament,
     standings,
+    t_interval,
+    t_quantile_975,
 )
 from referee.rules import make_variant
 
@@ -93,12 +94,24 @@ def test_standings_rank_lower_scores_first_for_classic() -> None:
     assert flipped[0].name == "bad"
 
 
-def test_bootstrap_interval_contains_the_mean_and_narrows_with_data() -> None:
+def test_t_interval_contains_the_mean_narrows_with_data_and_needs_two_blocks() -> None:
     rng = random.Random(0)
     few = [rng.gauss(10, 3) for _ in range(10)]
     many = [rng.gauss(10, 3) for _ in range(400)]
-    lo1, hi1 = bootstrap_interval(few, random.Random(1), 1000)
-    lo2, hi2 = bootstrap_interval(many, random.Random(1), 1000)
+    lo1, hi1 = t_interval(few)
+    lo2, hi2 = t_interval(many)
+    assert lo1 is not None and hi1 is not None and lo2 is not None and hi2 is not None
     assert lo1 < sum(few) / len(few) < hi1
     assert hi2 - lo2 < hi1 - lo1
     assert lo2 < 10 < hi2
+    assert t_interval([4.0]) == (None, None)
+    lo, hi = t_interval([1.0, 3.0])  # mean 2, sd sqrt(2), se 1: ± 12.706
+    assert (lo, hi) == pytest.approx((2 - 12.706, 2 + 12.706))
+
+
+def test_t_quantiles_join_the_table_smoothly() -> None:
+    assert t_quantile_975(1) == pytest.approx(12.706)
+    assert t_quantile_975(30) == pytest.approx(2.042)
+    assert t_quantile_975(31) == pytest.approx(2.0395, abs=1e-3)
+    assert t_quantile_975(120) == pytest.approx(1.9799, abs=1e-3)
+    assert t_quantile_975(100_000) == pytest.approx(1.96, abs=1e-3)
