@@ -4,7 +4,8 @@ The runner (the local arena now, the gRPC runner later) makes a fresh object per
 (match, seat), sets :attr:`Bot.seat` and :attr:`Bot.rng` (seeded per match and seat, so a
 bot that draws its randomness from ``self.rng`` plays reproducibly), calls
 :meth:`Bot.on_start`, then :meth:`Bot.decide` for every decision of that seat, and
-:meth:`Bot.on_events` with the public events as they happen.
+:meth:`Bot.on_events` with the public events as they happen, and :meth:`Bot.on_fault` when the
+referee charges the seat a fault.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from referee.faults import FaultNotice
 from referee.rules.cards import bull_heads
 from referee.rules.classic import ClassicView
 from referee.rules.core import Action, DecisionKind, Event, Outcome, View
@@ -39,6 +41,10 @@ class Bot:
 
     def on_game_over(self, outcome: Outcome) -> None:
         """Called once when the game ends."""
+
+    def on_fault(self, notice: FaultNotice) -> None:
+        """Called when the referee charges this seat a fault (``notice.kind``, ``.request_id``,
+        ``.reason``); the runner has logged it to stderr already. Override to react."""
 
 
 class ClassicBot(Bot):

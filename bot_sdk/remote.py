@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -24,7 +26,13 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee import wire
+from referee.faults import FaultKind
 from sixnimmt.v1 import game_pb2, referee_pb2, referee_pb2_grpc
+
+STDERR_KEEP_BYTES = 64 << 10
+"""The end of a bot's stderr kept while it runs (the rest is read and dropped)."""
+STDERR_TAIL_CHARS = 4096
+"""The end of a bot's stderr reported with its exit (stored with a seat's faults)."""
 
 
 class RemoteError(RuntimeError):
@@ -52,6 +60,8 @@ class SeatOutcome:
     decisions: int
     forfeited: bool
     think_ms: int
+    reasons: list[tuple[FaultKind, str, int]] = field(default_factory=list)
+    """Why the faults happened: (kind, reason, count), distinct reasons."""
 
 
 @dataclass(slots=True)
@@ -160,6 +170,7 @@ def _match_from_wire(reply: game_pb2.MatchResult) -> RemoteMatch:
             s.decisions,
             s.forfeited,
             s.think_ms,
+            wire.seat_reasons_from_wire(s),
         )
         for s in reply.seats
     ]
@@ -215,12 +226,115 @@ def local_referee(env: Mapping[str, str] | None = None) -> Iterator[RefereeClien
             log.close()
 
 
-Launcher = Callable[[list[str], dict[str, str]], "subprocess.Popen[bytes]"]
-"""Starts a bot process from its command line and environment."""
+Launcher = Callable[..., "subprocess.Popen[bytes]"]
+"""Starts a bot process: ``launch(argv, env, stderr=subprocess.PIPE)``."""
 
 
-def _popen(argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+def _popen(argv: list[str], env: dict[str, str], *, stderr: int | None = None) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessExit:
+    """How a bot process ended: its exit status or signal, the limit that killed it, its stderr's end."""
+
+    status: int | None
+    """The exit status; ``None`` when a signal ended it (or it never ended)."""
+    signal: str | None = None
+    """The signal that ended it, e.g. ``SIGKILL``."""
+    limit: str | None = None
+    """The resource limit that killed it, as the sandbox names it (e.g. the CPU time limit)."""
+    stderr: str = ""
+    """The last :data:`STDERR_TAIL_CHARS` characters the process wrote to stderr."""
+
+    @property
+    def clean(self) -> bool:
+        """Whether the process exited with status 0."""
+        return self.status == 0
+
+    def describe(self) -> str:
+        """One line: how it ended."""
+        if self.limit:
+            return f"killed: {self.limit}" + (f" ({self.signal})" if self.signal else "")
+        if self.signal:
+            return f"killed by {self.signal}"
+        if self.status is None:
+            return "did not stop; killed"
+        return f"exited with status {self.status}"
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready form (the store's ``fault_detail`` holds it)."""
+        return {"status": self.status, "signal": self.signal, "limit": self.limit, "stderr": self.stderr}
+
+
+class BotProcess:
+    """A started bot process whose stderr is read into a capped buffer by a thread of its own.
+
+    A bot can write without end: only the last :data:`STDERR_KEEP_BYTES` are kept, and nothing
+    reaches this process's own stderr.
+    """
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.pid = process.pid
+        self._tail = bytearray()
+        self._lock = threading.Lock()
+        self._reader: threading.Thread | None = None
+        if process.stderr is not None:
+            self._reader = threading.Thread(target=self._drain, name=f"bot-stderr-{process.pid}", daemon=True)
+            self._reader.start()
+
+    def _drain(self) -> None:
+        stream = self.process.stderr
+        assert stream is not None
+        fd = stream.fileno()
+        try:
+            while chunk := os.read(fd, 1 << 16):
+                with self._lock:
+                    self._tail += chunk
+                    if len(self._tail) > STDERR_KEEP_BYTES:
+                        del self._tail[: len(self._tail) - STDERR_KEEP_BYTES]
+        except OSError:
+            pass
+        finally:
+            stream.close()
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    def poll(self) -> int | None:
+        return self.process.poll()
+
+    def wait(self, timeout: float | None = None) -> int:
+        return self.process.wait(timeout)
+
+    def kill(self) -> None:
+        self.process.kill()
+
+    def terminate(self) -> None:
+        self.process.terminate()
+
+    def stderr_tail(self, chars: int = STDERR_TAIL_CHARS) -> str:
+        """The end of what the process wrote to stderr so far (after it ended: all of it was read)."""
+        if self._reader is not None and self.process.returncode is not None:
+            self._reader.join(2)  # the pipe's last bytes (a grandchild may hold it open: not for long)
+        with self._lock:
+            text = bytes(self._tail).decode(errors="replace")
+        return text[-chars:]
+
+    def exit(self) -> ProcessExit:
+        """How the process ended (call once it has been waited for)."""
+        code = self.process.returncode
+        name = None
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+        reason = getattr(self.process, "exit_reason", None)
+        limit = reason() if callable(reason) and code is not None else None
+        return ProcessExit(code if code is not None and code >= 0 else None, name, limit, self.stderr_tail())
 
 
 def spawn_bot(
@@ -232,15 +346,16 @@ def spawn_bot(
     name: str,
     env: Mapping[str, str] | None = None,
     launch: Launcher | None = None,
-) -> subprocess.Popen[bytes]:
+) -> BotProcess:
     """Start one bot process; the one place that spawns bot processes.
 
-    ``launch(argv, env)`` starts it (default: a plain :class:`subprocess.Popen`); a sandbox
-    such as ``workers.sandbox.Sandbox`` plugs in here.
+    ``launch(argv, env, stderr=subprocess.PIPE)`` starts it (default: a plain
+    :class:`subprocess.Popen`); a sandbox such as ``workers.sandbox.Sandbox`` plugs in here. The
+    bot's stderr goes into a capped buffer (:meth:`BotProcess.stderr_tail`), never to ours.
     """
     environment = {**os.environ, **(env or {}), "SIXNIMMT_REFEREE": referee, "SIXNIMMT_TOKEN": token}
     argv = python_command("-m", "bot_sdk.run", spec, "--variant", variant, "--name", name)
-    return (launch or _popen)(argv, environment)
+    return BotProcess((launch or _popen)(argv, environment, stderr=subprocess.PIPE))
 
 
 @dataclass(slots=True)
@@ -250,6 +365,8 @@ class RemoteRun:
     matches: list[RemoteMatch]
     exit_codes: dict[str, int | None]
     """Entrant → the bot process's exit status (``None``: killed after it did not stop)."""
+    exits: dict[str, ProcessExit] = field(default_factory=dict)
+    """Entrant → how its process ended, with the end of its stderr."""
 
 
 def play_remote(
@@ -289,18 +406,21 @@ def play_remote(
         for entrant, token in tokens.items()
     }
     exit_codes: dict[str, int | None] = {}
+    exits: dict[str, ProcessExit] = {}
     try:
         results = []
         for match_id in ids:
             results.append(client.result(match_id, wait=True, timeout=24 * 3600))
             if progress:
                 progress(1)
-        return RemoteRun(results, exit_codes)
+        return RemoteRun(results, exit_codes, exits)
     finally:
         for entrant, process in processes.items():
             try:
                 exit_codes[entrant] = process.wait(10)
+                exits[entrant] = process.exit()
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
                 exit_codes[entrant] = None
+                exits[entrant] = ProcessExit(None, None, None, process.stderr_tail())

@@ -25,6 +25,7 @@ import grpc
 
 from bot_sdk.bot import Bot
 from referee import wire
+from referee.faults import MAX_REASON_CHARS, FaultNotice, bounded
 from referee.rules.core import Action, Event
 from referee.settings import load as load_settings
 from sixnimmt.v1 import referee_pb2, referee_pb2_grpc
@@ -53,6 +54,8 @@ class RunSummary:
     decisions: int = 0
     errors: int = 0
     """Decisions where the bot raised or returned something that is not an action."""
+    faults: list[FaultNotice] = field(default_factory=list)
+    """The faults the referee told this connection of (the latest 100)."""
     goodbye: str = ""
     results: list[dict[str, Any]] = field(default_factory=list)
 
@@ -156,9 +159,11 @@ def _handle(
             if bot is not None:
                 try:
                     action = bot.decide(wire.view_from_wire(request))
-                except Exception:
+                except Exception as exc:
                     summary.errors += 1
                     traceback.print_exc(file=sys.stderr)
+                    # The referee records it as the seat's EXCEPTION fault, with this as the reason.
+                    out.error = exception_report(exc)
             summary.decisions += 1
             if action is not None and _valid_action(action):
                 wire.action_to_wire(action, out.action)
@@ -173,6 +178,15 @@ def _handle(
                 started = time.perf_counter()
         if replies:
             send(reply)
+    for message in update.faults:
+        notice = wire.fault_notice_from_wire(message)
+        summary.faults = [*summary.faults[-99:], notice]
+        where = f"match {notice.match_id} seat {notice.seat}" if notice.match_id else "this connection"
+        about = f", request {notice.request_id}" if notice.request_id else ""
+        print(f"sixnimmt: fault ({notice.kind.value}) in {where}{about}: {notice.reason}", file=sys.stderr)
+        faulted = bots.get((notice.match_id, notice.seat))
+        if faulted is not None:
+            _call(faulted.on_fault, notice, summary)
     for over in update.overs:
         key = (over.match_id, over.seat)
         bot = bots.pop(key, None)
@@ -191,6 +205,13 @@ def _handle(
         )
         if bot is not None:
             _call(bot.on_game_over, wire.outcome_from_wire(over), summary)
+
+
+def exception_report(exc: BaseException) -> str:
+    """What the runner tells the referee of a bot's exception: the end of its traceback, bounded."""
+    lines = traceback.format_exception(exc)
+    # The last frames and the error: where it happened in the bot's own code, and what.
+    return bounded("".join(lines[-4:]), MAX_REASON_CHARS)
 
 
 def _call(method: Callable[[Any], None], argument: Any, summary: RunSummary) -> None:

@@ -35,10 +35,22 @@ class Settings:
         "", "bearer token for the referee's admin calls; empty: a random one per referee process"
     )
     max_faults: int = _setting(25, "a seat with more faults than this forfeits the rest of the match")
-    max_message_bytes: int = _setting(1 << 20, "largest message the referee accepts from a bot")
+    max_message_bytes: int = _setting(
+        1 << 20, "largest message the referee receives (gRPC's receive limit: a bigger one is refused unread)"
+    )
+    hello_ms: int = _setting(10_000, "time a new bot stream has to send its Hello before it is closed")
+    max_hello_bytes: int = _setting(4096, "largest Hello the referee accepts")
+    max_hello_streams: int = _setting(
+        64, "bot streams that may wait for their Hello at once; more get RESOURCE_EXHAUSTED"
+    )
+    max_streams: int = _setting(1024, "bot streams the referee serves at once; more get RESOURCE_EXHAUSTED")
     keep_results: int = _setting(10_000, "finished matches the referee keeps for GetResult and WatchMatch")
     referee_metrics_port: int = _setting(
         9464, "port of `sixnimmt referee serve`'s Prometheus /metrics endpoint (0: no endpoint)"
+    )
+    referee_metrics_host: str = _setting(
+        "",
+        "host of the referee's /metrics; empty: the referee's listen host (127.0.0.1 for a Unix socket)",
     )
     database_url: str = _setting(
         "sqlite:///sixnimmt.db", "league store (SQLAlchemy URL); postgresql://… in production"

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any, ClassVar
 
+from referee.faults import FaultKind, FaultNotice
 from referee.rules import brettspiel_view, junior, junior_deck
 from referee.rules.board import Board, load_board
 from referee.rules.classic import (
@@ -335,14 +336,31 @@ def outcome_from_wire(message: referee_pb2.GameOver) -> Outcome:
     return Outcome(tuple(message.scores), tuple(message.ranks), Termination(message.termination))
 
 
-FAULT_TO_WIRE: dict[str, int] = {
-    "timeout": game_pb2.FAULT_KIND_TIMEOUT,
-    "crash": game_pb2.FAULT_KIND_CRASH,
-    "disconnect": game_pb2.FAULT_KIND_DISCONNECT,
-    "illegal": game_pb2.FAULT_KIND_ILLEGAL,
-    "protocol": game_pb2.FAULT_KIND_PROTOCOL,
+FAULT_TO_WIRE: dict[FaultKind, int] = {
+    FaultKind.TIMEOUT: game_pb2.FAULT_KIND_TIMEOUT,
+    FaultKind.CRASH: game_pb2.FAULT_KIND_CRASH,
+    FaultKind.DISCONNECT: game_pb2.FAULT_KIND_DISCONNECT,
+    FaultKind.ILLEGAL: game_pb2.FAULT_KIND_ILLEGAL,
+    FaultKind.PROTOCOL: game_pb2.FAULT_KIND_PROTOCOL,
+    FaultKind.EXCEPTION: game_pb2.FAULT_KIND_EXCEPTION,
 }
-FAULT_FROM_WIRE: dict[int, str] = {v: k for k, v in FAULT_TO_WIRE.items()}
+FAULT_FROM_WIRE: dict[int, FaultKind] = {v: k for k, v in FAULT_TO_WIRE.items()}
+
+
+def fault_notice_to_wire(notice: FaultNotice, out: referee_pb2.FaultNotice) -> None:
+    """Write a fault notice into ``out``."""
+    out.kind = FAULT_TO_WIRE[notice.kind]  # type: ignore[assignment]
+    out.request_id = notice.request_id
+    out.match_id = notice.match_id
+    out.seat = notice.seat
+    out.reason = notice.reason
+
+
+def fault_notice_from_wire(message: referee_pb2.FaultNotice) -> FaultNotice:
+    """A fault notice from the wire (an unknown kind reads as a protocol fault)."""
+    kind = FAULT_FROM_WIRE.get(message.kind, FaultKind.PROTOCOL)
+    return FaultNotice(kind, message.match_id, message.seat, message.request_id, message.reason)
+
 
 STATUS_TO_WIRE: dict[str, int] = {
     "waiting": game_pb2.MATCH_STATUS_WAITING,
@@ -357,13 +375,14 @@ def seat_result_to_wire(
     entrant: str,
     score: int,
     rank: int,
-    faults: dict[str, int],
+    faults: dict[FaultKind, int],
     *,
     defaulted: int,
     decisions: int,
     forfeited: bool,
     think_ms: int,
     out: game_pb2.SeatResult,
+    reasons: dict[tuple[FaultKind, str], int] | None = None,
 ) -> None:
     """Write one seat's result into ``out``."""
     out.seat = seat
@@ -371,16 +390,25 @@ def seat_result_to_wire(
     out.score = score
     out.rank = rank
     for kind, count in sorted(faults.items()):
-        out.faults.add(kind=FAULT_TO_WIRE[kind], count=count)  # type: ignore[arg-type]
+        out.faults.add(kind=FAULT_TO_WIRE[FaultKind(kind)], count=count)  # type: ignore[arg-type]
+    for (kind, reason), count in (reasons or {}).items():
+        out.reasons.add(kind=FAULT_TO_WIRE[kind], reason=reason, count=count)  # type: ignore[arg-type]
     out.defaulted = defaulted
     out.decisions = decisions
     out.forfeited = forfeited
     out.think_ms = think_ms
 
 
-def seat_faults_from_wire(message: game_pb2.SeatResult) -> dict[str, int]:
-    """A seat result's faults by kind name."""
-    return {FAULT_FROM_WIRE[f.kind]: f.count for f in message.faults}
+def seat_faults_from_wire(message: game_pb2.SeatResult) -> dict[FaultKind, int]:
+    """A seat result's faults by kind (a :class:`FaultKind` is its name as a string)."""
+    return {FAULT_FROM_WIRE[f.kind]: f.count for f in message.faults if f.kind in FAULT_FROM_WIRE}
+
+
+def seat_reasons_from_wire(message: game_pb2.SeatResult) -> list[tuple[FaultKind, str, int]]:
+    """A seat result's fault reasons: (kind, reason, count)."""
+    return [
+        (FAULT_FROM_WIRE[r.kind], r.reason, r.count) for r in message.reasons if r.kind in FAULT_FROM_WIRE
+    ]
 
 
 # -- 6 nimmt! Junior -------------------------------------------------------------------------

@@ -123,9 +123,9 @@ def counting_bots(launch: Launcher | None) -> Iterator[Launcher | None]:
         return
     started = 0
 
-    def counted(argv: list[str], env: dict[str, str]) -> Any:
+    def counted(argv: list[str], env: dict[str, str], **options: Any) -> Any:
         nonlocal started
-        process = launch(argv, env)
+        process = launch(argv, env, **options)
         started += 1
         BOT_PROCESSES.inc()
         return process

@@ -1,12 +1,14 @@
 """The match driver: time control, bot faults, default actions and links to bot connections."""
 
-from referee.driver.links import Defaulted, EntrantLink, FaultKind, GameInfo, Outbox, Request, SeatStats, Step
+from referee.driver.links import Defaulted, EntrantLink, GameInfo, Outbox, Request, SeatStats, Step
 from referee.driver.match import FaultPolicy, MatchDriver, MatchObserver, MatchReport, TimeControl
+from referee.faults import FaultKind, FaultNotice
 
 __all__ = [
     "Defaulted",
     "EntrantLink",
     "FaultKind",
+    "FaultNotice",
     "FaultPolicy",
     "GameInfo",
     "MatchDriver",

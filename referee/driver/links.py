@@ -9,33 +9,23 @@ the driver side asks for decisions and publishes starts, events and game overs.
 from __future__ import annotations
 
 import asyncio
-import enum
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from referee.faults import FaultKind, FaultNotice, add_reason
 from referee.rules.core import Action, Decision, Event, Outcome, View
 
-
-class FaultKind(enum.Enum):
-    """Why a seat got the default action instead of its own."""
-
-    TIMEOUT = "timeout"
-    """No answer within the decision time plus the seat's time bank."""
-    CRASH = "crash"
-    """The connection broke: the process died or the stream failed."""
-    DISCONNECT = "disconnect"
-    """The bot never connected, or closed its stream while its matches were running."""
-    ILLEGAL = "illegal"
-    """The action is not among the legal options."""
-    PROTOCOL = "protocol"
-    """A malformed, unsolicited, duplicate or oversized message, or a flood."""
+RECENT_IDS = 4096
+"""Answered or expired request ids a link remembers, so a second answer is charged to its seat."""
+MAX_STRAYS = 64
+"""Replies naming no request of the connection (and unexpected messages) before it is a flood."""
 
 
 @dataclass(slots=True)
 class SeatStats:
-    """What one seat of one match did: faults by kind, defaults, decisions and think time."""
+    """What one seat of one match did: faults by kind and reason, defaults, decisions, think time."""
 
     entrant: str
     faults: dict[FaultKind, int] = field(default_factory=dict)
@@ -45,14 +35,20 @@ class SeatStats:
     bank_seconds: float = 0.0
     forfeited: bool = False
     finished: bool = False
-    on_fault: Callable[[FaultKind], None] | None = field(default=None, repr=False, compare=False)
-    """Told of every fault as it is counted (the driver reports faults to its observer)."""
+    reasons: dict[tuple[FaultKind, str], int] = field(default_factory=dict)
+    """(kind, reason) → count, bounded (see :func:`referee.faults.add_reason`)."""
+    on_fault: Callable[[SeatStats, FaultKind, str, int], None] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """Told of every fault as it is counted, with its reason and request id (the driver reports
+    it to its observer, logs it and tells the bot)."""
 
-    def fault(self, kind: FaultKind) -> None:
-        """Count one fault."""
+    def fault(self, kind: FaultKind, reason: str = "", request_id: int = 0) -> None:
+        """Count one fault, with why it happened and the request it is about (0: none)."""
         self.faults[kind] = self.faults.get(kind, 0) + 1
+        add_reason(self.reasons, kind, reason or kind.value)
         if self.on_fault is not None:
-            self.on_fault(kind)
+            self.on_fault(self, kind, reason, request_id)
 
     @property
     def total_faults(self) -> int:
@@ -134,6 +130,8 @@ class Outbox(Protocol):
 
     def push_over(self, match_id: str, seat: int, outcome: Outcome) -> None: ...
 
+    def push_fault(self, notice: FaultNotice) -> None: ...
+
     def close(self, reason: str) -> None: ...
 
 
@@ -159,6 +157,10 @@ class EntrantLink:
         self.pending: dict[int, Request] = {}
         self.expired: set[int] = set()
         """Requests that timed out: a late answer to one is ignored (the timeout is its fault)."""
+        self.recent: dict[int, tuple[str, int]] = {}
+        """Request id → (match, seat) of the latest answered or expired requests, oldest first."""
+        self.strays = 0
+        """Messages of the current connection that concerned none of its seats."""
         self._attached = asyncio.Event()
 
     # -- the transport side ---------------------------------------------------------------
@@ -170,14 +172,18 @@ class EntrantLink:
         self.outbox = outbox
         self.ever_connected = True
         self.lost = None
+        self.strays = 0
         self._attached.set()
         for key, info in self.games.items():
             if not self.seats[key].finished:
                 outbox.push_start(info)
         return sorted(self.seats)
 
-    def detach(self, kind: FaultKind) -> None:
-        """The connection ended (``CRASH``, ``DISCONNECT`` or ``PROTOCOL``); fail what is pending."""
+    def detach(self, kind: FaultKind, reason: str = "") -> None:
+        """The connection ended (``CRASH``, ``DISCONNECT`` or ``PROTOCOL``); fail what is pending.
+
+        Every live seat of the link is charged once: the connection was all of theirs.
+        """
         if self.outbox is None:
             return
         self.outbox = None
@@ -185,41 +191,72 @@ class EntrantLink:
         self.lost = kind
         live = [stats for stats in self.seats.values() if not stats.finished]
         for stats in live:
-            stats.fault(kind)
+            stats.fault(kind, reason)
         pending, self.pending = self.pending, {}
         for request in pending.values():
+            self._remember(request)
             request.step.deliver(request.seat, Defaulted(kind.value))
 
     def answer(self, request_id: int, action: Action) -> bool:
-        """A bot's reply; ``False`` (and a protocol fault) if nothing with that id is pending."""
+        """A bot's reply; ``False`` if nothing with that id is pending (see :meth:`_unexpected`)."""
         request = self.pending.pop(request_id, None)
         if request is None or not request.step.deliver(request.seat, action):
-            if not self._late(request_id):
-                self.protocol_fault()
+            self._unexpected(request_id)
             return False
+        self._remember(request)
         return True
 
-    def reject(self, request_id: int, kind: FaultKind) -> None:
+    def reject(self, request_id: int, kind: FaultKind, reason: str = "") -> None:
         """A reply that holds no usable action: default it now, with a fault of ``kind``."""
         request = self.pending.pop(request_id, None)
         if request is None or not request.step.deliver(request.seat, Defaulted(kind.value)):
-            if not self._late(request_id):
-                self.protocol_fault()
+            self._unexpected(request_id)
             return
-        self.seats[(request.match_id, request.seat)].fault(kind)
+        self._remember(request)
+        self.seats[(request.match_id, request.seat)].fault(kind, reason, request_id)
 
-    def _late(self, request_id: int) -> bool:
-        """Whether ``request_id`` timed out (once: answering it again is a duplicate)."""
+    def _remember(self, request: Request) -> None:
+        self.recent[request.id] = (request.match_id, request.seat)
+        if len(self.recent) > RECENT_IDS:
+            del self.recent[next(iter(self.recent))]
+
+    def _unexpected(self, request_id: int) -> None:
+        """A reply to no pending request of this link: charged to the seat it names, if any.
+
+        A late answer to a request that timed out is ignored once (the timeout is its fault). A
+        second answer to one of this link's requests is a protocol fault of that request's seat
+        only. An id this link was never sent can affect none of its matches: it is charged to no
+        seat, but told to the bot and counted as a stray (see :meth:`stray`).
+        """
         if request_id in self.expired:
             self.expired.discard(request_id)
-            return True
-        return False
+            return
+        key = self.recent.get(request_id)
+        stats = self.seats.get(key) if key is not None else None
+        if stats is None:
+            self.stray(f"a reply to request {request_id}, which this connection was not sent", request_id)
+        elif not stats.finished:
+            stats.fault(FaultKind.PROTOCOL, "a second answer to the same request", request_id)
 
-    def protocol_fault(self) -> None:
-        """Charge a protocol fault to every live seat of this link."""
-        for stats in self.seats.values():
-            if not stats.finished:
-                stats.fault(FaultKind.PROTOCOL)
+    def stray(self, reason: str, request_id: int = 0) -> None:
+        """A message that concerns none of this link's seats: told to the bot, charged to no seat.
+
+        Past :data:`MAX_STRAYS` of them the connection is a flood: the transport closes it (see
+        :attr:`flooded`), which charges every live seat once, as any broken connection does.
+        """
+        self.strays += 1
+        if self.outbox is not None:
+            self.outbox.push_fault(FaultNotice(FaultKind.PROTOCOL, "", -1, request_id, reason))
+
+    @property
+    def flooded(self) -> bool:
+        """Whether the connection sent more stray messages than :data:`MAX_STRAYS`."""
+        return self.strays > MAX_STRAYS
+
+    def notify(self, notice: FaultNotice) -> None:
+        """Tell the connected bot of a fault of one of its seats (nothing when it is not connected)."""
+        if self.outbox is not None:
+            self.outbox.push_fault(notice)
 
     @property
     def live(self) -> bool:
@@ -277,8 +314,10 @@ class EntrantLink:
 
     def forget(self, request_id: int) -> None:
         """Drop a request that timed out; a late answer to it is ignored."""
-        if self.pending.pop(request_id, None) is not None:
+        request = self.pending.pop(request_id, None)
+        if request is not None:
             self.expired.add(request_id)
+            self._remember(request)
 
     def publish(self, match_id: str, step: int, events: Sequence[Event]) -> None:
         """Public events of one of this link's matches."""

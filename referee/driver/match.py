@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.driver.links import Defaulted, EntrantLink, FaultKind, GameInfo, SeatStats, Step
+from referee.driver.links import Defaulted, EntrantLink, GameInfo, SeatStats, Step
+from referee.faults import FaultKind, FaultNotice, bounded
 from referee.rules.chance import seat_seed
 from referee.rules.core import CHANCE, Action, Decision, Event, Outcome, Variant
 from referee.rules.transcript import Playthrough, Transcript
+
+fault_log = logging.getLogger("referee.faults")
+"""One JSON line per fault: match, seat, entrant, kind, request and reason (never a token)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +99,10 @@ class MatchDriver:
         self.time = time_control or TimeControl()
         self.policy = policy or FaultPolicy()
         self.observer = observer or MatchObserver()
-        on_fault = functools.partial(self.observer.faulted, variant.name)
-        self.seats = [SeatStats(link.entrant, on_fault=on_fault) for link in links]
+        self.seats = [
+            SeatStats(link.entrant, on_fault=functools.partial(self._faulted, seat))
+            for seat, link in enumerate(links)
+        ]
         for stats in self.seats:
             stats.bank_seconds = self.time.bank_ms / 1000
         self.listeners: list[Listener] = []
@@ -164,7 +172,11 @@ class MatchDriver:
             if link.outbox is None and not await link.wait_attached():
                 if not link.ever_connected:
                     self._absent.add(seat)
-                    self._fault(seat, FaultKind.DISCONNECT)
+                    self._fault(
+                        seat,
+                        FaultKind.DISCONNECT,
+                        f"the bot did not connect within {self.time.connect_ms} ms",
+                    )
                 actions[seat] = self._default(decision, None)
                 continue
             bank = stats.bank_seconds
@@ -186,19 +198,25 @@ class MatchDriver:
                 if seat in step.results:
                     del asked[seat]
                     value, answered = step.results[seat]
-                    actions[seat] = self._settle(seat, decision, value, answered - start)
+                    actions[seat] = self._settle(seat, request_id, decision, value, answered - start)
                 elif now >= deadline:
                     del asked[seat]
                     step.missing.discard(seat)
                     self.links[seat].forget(request_id)
                     stats = self.seats[seat]
                     stats.think_seconds += now - start
+                    reason = (
+                        f"no answer within {self.time.decision_ms} ms"
+                        f" and the {round(stats.bank_seconds * 1000)} ms left in the time bank"
+                    )
                     stats.bank_seconds = 0.0
-                    self._fault(seat, FaultKind.TIMEOUT)
+                    self._fault(seat, FaultKind.TIMEOUT, reason, request_id)
                     actions[seat] = self._default(decision, None)
         return actions
 
-    def _settle(self, seat: int, decision: Decision, value: Action | Defaulted, took: float) -> Action:
+    def _settle(
+        self, seat: int, request_id: int, decision: Decision, value: Action | Defaulted, took: float
+    ) -> Action:
         stats = self.seats[seat]
         stats.think_seconds += took
         over = took - self.time.decision_ms / 1000
@@ -208,7 +226,14 @@ class MatchDriver:
             return self._default(decision, None)
         self.observer.decided(self.variant.name, took)
         if value not in decision.options:
-            return self._default(decision, FaultKind.ILLEGAL)
+            options = ", ".join(map(str, decision.options[:12])) + (
+                ", …" if len(decision.options) > 12 else ""
+            )
+            reason = bounded(
+                f"{value!r} is not a legal {decision.kind.value} decision (options: {options})", 300
+            )
+            self._fault(seat, FaultKind.ILLEGAL, reason, request_id)
+            return self._default(decision, None)
         stats.decisions += 1
         return value
 
@@ -219,8 +244,26 @@ class MatchDriver:
         self.seats[seat].defaulted += 1
         return self.variant.default_action(self.game.state, decision)
 
-    def _fault(self, seat: int, kind: FaultKind) -> None:
-        stats = self.seats[seat]
-        stats.fault(kind)
+    def _fault(self, seat: int, kind: FaultKind, reason: str = "", request_id: int = 0) -> None:
+        self.seats[seat].fault(kind, reason, request_id)
+
+    def _faulted(self, seat: int, stats: SeatStats, kind: FaultKind, reason: str, request_id: int) -> None:
+        """Every fault of a seat, wherever it is counted: forfeit, metrics, the log, the bot."""
         if stats.total_faults > self.policy.max_faults:
             stats.forfeited = True
+        self.observer.faulted(self.variant.name, kind)
+        reason = bounded(reason or kind.value)
+        fault_log.info(
+            json.dumps(
+                {
+                    "event": "fault",
+                    "match": self.match_id,
+                    "seat": seat,
+                    "entrant": stats.entrant,
+                    "kind": kind.value,
+                    "request": request_id,
+                    "reason": reason,
+                }
+            )
+        )
+        self.links[seat].notify(FaultNotice(kind, self.match_id, seat, request_id, reason))

@@ -21,7 +21,6 @@ from sixnimmt.v1 import referee_pb2, referee_pb2_grpc
 log = logging.getLogger(__name__)
 
 SERVICE_NAME = referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name
-MAX_RECEIVE_BYTES = 64 << 20
 
 
 @dataclass(slots=True)
@@ -50,9 +49,10 @@ async def start_referee(address: str, settings: Settings, admin_token: str = "")
     token = admin_token or settings.admin_token or secrets.token_hex(24)
     server = grpc.aio.server(
         options=[
-            # The servicer refuses a bot's message over settings.max_message_bytes as a protocol
-            # fault; gRPC itself only drops a stream whose message exceeds this hard ceiling.
-            ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+            # The protocol's message limit is gRPC's receive limit: a bigger message is refused
+            # from its length prefix, before the referee holds it (the stream then fails with
+            # RESOURCE_EXHAUSTED, a protocol fault of the bot's seats).
+            ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", 64 << 20),
             ("grpc.so_reuseport", 0),
         ]

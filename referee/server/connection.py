@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from referee import wire
 from referee.driver.links import GameInfo, Request
+from referee.faults import FaultNotice
 from referee.rules.core import Event, Outcome
 from sixnimmt.v1 import referee_pb2
 
@@ -74,6 +75,10 @@ class Connection:
 
     def push_over(self, match_id: str, seat: int, outcome: Outcome) -> None:
         wire.over_to_wire(match_id, seat, outcome, self._buffer.update.overs.add())
+        self._touch()
+
+    def push_fault(self, notice: FaultNotice) -> None:
+        wire.fault_notice_to_wire(notice, self._buffer.update.faults.add())
         self._touch()
 
     def close(self, reason: str) -> None:

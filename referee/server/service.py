@@ -15,7 +15,8 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from referee import wire
-from referee.driver import EntrantLink, FaultKind, FaultPolicy, TimeControl
+from referee.driver import EntrantLink, FaultPolicy, TimeControl
+from referee.faults import FaultKind, bounded
 from referee.rules.errors import RulesError
 from referee.server import metrics
 from referee.server.connection import Connection
@@ -32,7 +33,6 @@ from sixnimmt.v1 import game_pb2, referee_pb2, referee_pb2_grpc
 
 log = logging.getLogger(__name__)
 
-HELLO_TIMEOUT_S = 10.0
 FLOOD_MARGIN = 256
 """Replies (or empty messages) a bot may send beyond the requests it got before it is a flood."""
 EOF_GRACE_S = 0.25
@@ -87,6 +87,10 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         self.state = state
         self.settings = settings
         self._admin = f"Bearer {admin_token}"
+        self.streams = 0
+        """Bot streams being served (``Play`` calls)."""
+        self.waiting_hello = 0
+        """Bot streams that have not sent their Hello yet."""
 
     def is_admin(self, context: grpc.aio.ServicerContext) -> bool:
         """Whether the call carries the admin token (bots get only their entrant tokens)."""
@@ -169,13 +173,48 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         request_iterator: AsyncIterator[referee_pb2.BotMessage],
         context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[referee_pb2.RefereeMessage]:
+        s = self.settings
+        # Caps before anything is read: a stream over them costs the referee nothing more.
+        if self.streams >= s.max_streams:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, f"the referee serves {s.max_streams} streams"
+            )
+        if self.waiting_hello >= s.max_hello_streams:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{s.max_hello_streams} streams are waiting for their Hello",
+            )
+        self.streams += 1
+        self.waiting_hello += 1
+        greeted = False
         try:
-            first = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT_S)
-        except (TimeoutError, StopAsyncIteration):
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "send Hello first")
-        if first.WhichOneof("kind") != "hello":
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
-        hello = first.hello
+            try:
+                first = await asyncio.wait_for(anext(request_iterator), s.hello_ms / 1000)
+            except (TimeoutError, StopAsyncIteration):
+                await context.abort(
+                    grpc.StatusCode.DEADLINE_EXCEEDED, f"send Hello first, within {s.hello_ms} ms"
+                )
+            self.waiting_hello -= 1
+            greeted = True
+            if first.ByteSize() > s.max_hello_bytes:
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED, f"a Hello holds at most {s.max_hello_bytes} bytes"
+                )
+            if first.WhichOneof("kind") != "hello":
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
+            async for message in self._play(first.hello, request_iterator, context):
+                yield message
+        finally:
+            self.streams -= 1
+            if not greeted:
+                self.waiting_hello -= 1
+
+    async def _play(
+        self,
+        hello: referee_pb2.Hello,
+        request_iterator: AsyncIterator[referee_pb2.BotMessage],
+        context: grpc.aio.ServicerContext,
+    ) -> AsyncIterator[referee_pb2.RefereeMessage]:
         if hello.protocol not in (0, wire.PROTOCOL_VERSION):
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -208,7 +247,15 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await reader
             if link.outbox is connection:
-                link.detach(reader_fault(reader) or ended)
+                verdict = reader_fault(reader)
+                if verdict is not None:
+                    link.detach(*verdict)
+                elif ended is FaultKind.CRASH:
+                    link.detach(
+                        FaultKind.CRASH, "the connection broke (the process died or the stream failed)"
+                    )
+                else:
+                    link.detach(FaultKind.DISCONNECT, "the stream ended")
             self.state.release(link)
 
     async def _read(
@@ -216,51 +263,76 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         request_iterator: AsyncIterator[referee_pb2.BotMessage],
         link: EntrantLink,
         connection: Connection,
-    ) -> FaultKind | None:
+    ) -> tuple[FaultKind, str] | None:
         """Take the bot's replies until it stops; return why it stopped (``None``: cleanly)."""
         received = 0
         try:
             async for message in request_iterator:
                 received += max(1, len(message.decisions.replies))
                 if received > connection.requests_sent + FLOOD_MARGIN:
-                    self._drop(link, connection, FaultKind.PROTOCOL, "flood: more messages than requests")
-                    return FaultKind.PROTOCOL
-                if message.ByteSize() > self.settings.max_message_bytes:
-                    self._drop(link, connection, FaultKind.PROTOCOL, "message too large")
-                    return FaultKind.PROTOCOL
+                    return self._drop(
+                        link, connection, FaultKind.PROTOCOL, "flood: more messages than requests"
+                    )
                 kind = message.WhichOneof("kind")
                 if kind == "decisions":
                     for reply in message.decisions.replies:
+                        if reply.error:
+                            link.reject(reply.id, FaultKind.EXCEPTION, bounded(reply.error))
+                            continue
                         try:
                             action = wire.action_from_wire(reply.action)
-                        except wire.WireError:
-                            link.reject(reply.id, FaultKind.ILLEGAL)
+                        except wire.WireError as exc:
+                            link.reject(reply.id, FaultKind.ILLEGAL, str(exc))
                             continue
                         link.answer(reply.id, action)
                 elif kind == "goodbye":
-                    self._drop(link, connection, FaultKind.DISCONNECT, "goodbye")
-                    return FaultKind.DISCONNECT if link.live else None
+                    verdict = self._drop(
+                        link,
+                        connection,
+                        FaultKind.DISCONNECT,
+                        f"said goodbye ({bounded(message.goodbye.reason, 200)})",
+                    )
+                    return verdict if link.live else None
                 else:
-                    link.protocol_fault()
+                    link.stray(f"an unexpected {kind or 'empty'} message")
+                if link.flooded:
+                    return self._drop(
+                        link,
+                        connection,
+                        FaultKind.PROTOCOL,
+                        "flood: too many messages that concern none of its seats",
+                    )
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # the stream broke: an undecodable message, a reset
-            fault = FaultKind.PROTOCOL if isinstance(exc, DecodeError) else FaultKind.CRASH
-            self._drop(link, connection, fault, f"stream failed: {exc}")
-            return fault
+        except Exception as exc:  # the stream broke: an undecodable or oversized message, a reset
+            fault, reason = _stream_failure(exc)
+            return self._drop(link, connection, fault, reason)
         if link.live:
             await asyncio.sleep(EOF_GRACE_S)  # a broken connection cancels this task meanwhile
-        self._drop(link, connection, FaultKind.DISCONNECT, "stream closed")
-        return FaultKind.DISCONNECT if link.live else None
+        verdict = self._drop(link, connection, FaultKind.DISCONNECT, "closed its stream while its games ran")
+        return verdict if link.live else None
 
     @staticmethod
-    def _drop(link: EntrantLink, connection: Connection, fault: FaultKind, reason: str) -> None:
+    def _drop(
+        link: EntrantLink, connection: Connection, fault: FaultKind, reason: str
+    ) -> tuple[FaultKind, str]:
         if link.outbox is connection:
-            link.detach(fault)
+            link.detach(fault, reason)
         connection.close(reason)
+        return fault, reason
 
 
-def reader_fault(reader: asyncio.Task[FaultKind | None]) -> FaultKind | None:
+def _stream_failure(exc: BaseException) -> tuple[FaultKind, str]:
+    """The fault and reason of a bot stream that failed with ``exc``."""
+    if isinstance(exc, DecodeError):
+        return FaultKind.PROTOCOL, "sent a message that does not decode"
+    code = exc.code() if isinstance(exc, grpc.aio.AioRpcError) else None
+    if code is grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return FaultKind.PROTOCOL, "sent a message over the size limit"
+    return FaultKind.CRASH, bounded(f"the stream failed: {exc}", 300)
+
+
+def reader_fault(reader: asyncio.Task[tuple[FaultKind, str] | None]) -> tuple[FaultKind, str] | None:
     """Why the reader ended, if it ended with a verdict."""
     if reader.done() and not reader.cancelled() and reader.exception() is None:
         return reader.result()
@@ -283,7 +355,8 @@ def result_to_wire(match_id: str, entry: MatchEntry) -> game_pb2.MatchResult:
             stats.entrant,
             outcome.scores[seat],
             outcome.ranks[seat],
-            {kind.value: count for kind, count in stats.faults.items()},
+            stats.faults,
+            reasons=stats.reasons,
             defaulted=stats.defaulted,
             decisions=stats.decisions,
             forfeited=stats.forfeited,

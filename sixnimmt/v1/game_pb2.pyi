@@ -29,6 +29,7 @@ class FaultKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FAULT_KIND_DISCONNECT: _ClassVar[FaultKind]
     FAULT_KIND_ILLEGAL: _ClassVar[FaultKind]
     FAULT_KIND_PROTOCOL: _ClassVar[FaultKind]
+    FAULT_KIND_EXCEPTION: _ClassVar[FaultKind]
 
 class MatchStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -51,6 +52,7 @@ FAULT_KIND_CRASH: FaultKind
 FAULT_KIND_DISCONNECT: FaultKind
 FAULT_KIND_ILLEGAL: FaultKind
 FAULT_KIND_PROTOCOL: FaultKind
+FAULT_KIND_EXCEPTION: FaultKind
 MATCH_STATUS_UNSPECIFIED: MatchStatus
 MATCH_STATUS_WAITING: MatchStatus
 MATCH_STATUS_RUNNING: MatchStatus
@@ -98,12 +100,14 @@ class DecisionRequest(_message.Message):
     def __init__(self, id: _Optional[int] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., options: _Optional[_Iterable[int]] = ..., tuple_options: _Optional[_Iterable[_Union[IntTuple, _Mapping]]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., classic: _Optional[_Union[_classic_pb2.ClassicView, _Mapping]] = ..., junior: _Optional[_Union[_junior_pb2.JuniorView, _Mapping]] = ..., board: _Optional[_Union[_board_pb2.BoardView, _Mapping]] = ...) -> None: ...
 
 class DecisionReply(_message.Message):
-    __slots__ = ("id", "action")
+    __slots__ = ("id", "action", "error")
     ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     id: int
     action: Action
-    def __init__(self, id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+    error: str
+    def __init__(self, id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
     __slots__ = ("match_id", "step", "classic", "junior", "board")
@@ -128,7 +132,7 @@ class FaultCount(_message.Message):
     def __init__(self, kind: _Optional[_Union[FaultKind, str]] = ..., count: _Optional[int] = ...) -> None: ...
 
 class SeatResult(_message.Message):
-    __slots__ = ("seat", "entrant", "score", "rank", "faults", "defaulted", "decisions", "forfeited", "think_ms")
+    __slots__ = ("seat", "entrant", "score", "rank", "faults", "defaulted", "decisions", "forfeited", "think_ms", "reasons")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     ENTRANT_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
@@ -138,6 +142,7 @@ class SeatResult(_message.Message):
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
     FORFEITED_FIELD_NUMBER: _ClassVar[int]
     THINK_MS_FIELD_NUMBER: _ClassVar[int]
+    REASONS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     entrant: str
     score: int
@@ -147,7 +152,18 @@ class SeatResult(_message.Message):
     decisions: int
     forfeited: bool
     think_ms: int
-    def __init__(self, seat: _Optional[int] = ..., entrant: _Optional[str] = ..., score: _Optional[int] = ..., rank: _Optional[int] = ..., faults: _Optional[_Iterable[_Union[FaultCount, _Mapping]]] = ..., defaulted: _Optional[int] = ..., decisions: _Optional[int] = ..., forfeited: _Optional[bool] = ..., think_ms: _Optional[int] = ...) -> None: ...
+    reasons: _containers.RepeatedCompositeFieldContainer[FaultReason]
+    def __init__(self, seat: _Optional[int] = ..., entrant: _Optional[str] = ..., score: _Optional[int] = ..., rank: _Optional[int] = ..., faults: _Optional[_Iterable[_Union[FaultCount, _Mapping]]] = ..., defaulted: _Optional[int] = ..., decisions: _Optional[int] = ..., forfeited: _Optional[bool] = ..., think_ms: _Optional[int] = ..., reasons: _Optional[_Iterable[_Union[FaultReason, _Mapping]]] = ...) -> None: ...
+
+class FaultReason(_message.Message):
+    __slots__ = ("kind", "reason", "count")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    kind: FaultKind
+    reason: str
+    count: int
+    def __init__(self, kind: _Optional[_Union[FaultKind, str]] = ..., reason: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
 
 class MatchResult(_message.Message):
     __slots__ = ("match_id", "status", "variant", "seats", "termination", "digest", "transcript_json", "error")

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from sixnimmt.v1 import game_pb2 as sixnimmt_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19sixnimmt/v1/referee.proto\x12\x0bsixnimmt.v1\x1a\x16sixnimmt/v1/game.proto\"\x93\x01\n\nBotMessage\x12#\n\x05hello\x18\x01 \x01(\x0b\x32\x12.sixnimmt.v1.HelloH\x00\x12/\n\tdecisions\x18\x02 \x01(\x0b\x32\x1a.sixnimmt.v1.DecisionBatchH\x00\x12\'\n\x07goodbye\x18\x03 \x01(\x0b\x32\x14.sixnimmt.v1.GoodbyeH\x00\x42\x06\n\x04kind\"6\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x08protocol\x18\x03 \x01(\r\"<\n\rDecisionBatch\x12+\n\x07replies\x18\x01 \x03(\x0b\x32\x1a.sixnimmt.v1.DecisionReply\"\x19\n\x07Goodbye\x12\x0e\n\x06reason\x18\x01 \x01(\t\"\x91\x01\n\x0eRefereeMessage\x12\'\n\x07welcome\x18\x01 \x01(\x0b\x32\x14.sixnimmt.v1.WelcomeH\x00\x12%\n\x06update\x18\x02 \x01(\x0b\x32\x13.sixnimmt.v1.UpdateH\x00\x12\'\n\x07goodbye\x18\x03 \x01(\x0b\x32\x14.sixnimmt.v1.GoodbyeH\x00\x42\x06\n\x04kind\")\n\x07SeatRef\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"@\n\x07Welcome\x12#\n\x05seats\x18\x01 \x03(\x0b\x32\x14.sixnimmt.v1.SeatRef\x12\x10\n\x08protocol\x18\x02 \x01(\r\"x\n\tGameStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x13\n\x0b\x63onfig_json\x18\x04 \x01(\t\x12\x11\n\tseat_seed\x18\x05 \x01(\x04\x12\x12\n\nseat_names\x18\x06 \x03(\t\"^\n\x08GameOver\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06scores\x18\x03 \x03(\x05\x12\r\n\x05ranks\x18\x04 \x03(\x05\x12\x13\n\x0btermination\x18\x05 \x01(\t\"\xaf\x01\n\x06Update\x12&\n\x06starts\x18\x01 \x03(\x0b\x32\x16.sixnimmt.v1.GameStart\x12\'\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x17.sixnimmt.v1.MatchEvent\x12.\n\x08requests\x18\x03 \x03(\x0b\x32\x1c.sixnimmt.v1.DecisionRequest\x12$\n\x05overs\x18\x04 \x03(\x0b\x32\x15.sixnimmt.v1.GameOver\"Q\n\tMatchSpec\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x13\n\x0b\x63onfig_json\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x10\n\x08\x65ntrants\x18\x04 \x03(\t\"G\n\x0bTimeControl\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12\x12\n\nconnect_ms\x18\x03 \x01(\r\"6\n\x0b\x46\x61ultPolicy\x12\x12\n\nmax_faults\x18\x01 \x01(\r\x12\x13\n\x0bomit_events\x18\x02 \x01(\x08\"\xb6\x01\n\x14\x43reateMatchesRequest\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.sixnimmt.v1.MatchSpec\x12.\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x18.sixnimmt.v1.TimeControl\x12.\n\x0c\x66\x61ult_policy\x18\x03 \x01(\x0b\x32\x18.sixnimmt.v1.FaultPolicy\x12\x15\n\rseat_seed_key\x18\x04 \x01(\x0c\"S\n\x0c\x45ntrantToken\x12\x0f\n\x07\x65ntrant\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\x12#\n\x05seats\x18\x03 \x03(\x0b\x32\x14.sixnimmt.v1.SeatRef\"U\n\x15\x43reateMatchesResponse\x12\x11\n\tmatch_ids\x18\x01 \x03(\t\x12)\n\x06tokens\x18\x02 \x03(\x0b\x32\x19.sixnimmt.v1.EntrantToken\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"2\n\x10GetResultRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04wait\x18\x02 \x01(\x08\x32\xb2\x02\n\x07Referee\x12@\n\x04Play\x12\x17.sixnimmt.v1.BotMessage\x1a\x1b.sixnimmt.v1.RefereeMessage(\x01\x30\x01\x12V\n\rCreateMatches\x12!.sixnimmt.v1.CreateMatchesRequest\x1a\".sixnimmt.v1.CreateMatchesResponse\x12G\n\nWatchMatch\x12\x1e.sixnimmt.v1.WatchMatchRequest\x1a\x17.sixnimmt.v1.MatchEvent0\x01\x12\x44\n\tGetResult\x12\x1d.sixnimmt.v1.GetResultRequest\x1a\x18.sixnimmt.v1.MatchResultb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19sixnimmt/v1/referee.proto\x12\x0bsixnimmt.v1\x1a\x16sixnimmt/v1/game.proto\"\x93\x01\n\nBotMessage\x12#\n\x05hello\x18\x01 \x01(\x0b\x32\x12.sixnimmt.v1.HelloH\x00\x12/\n\tdecisions\x18\x02 \x01(\x0b\x32\x1a.sixnimmt.v1.DecisionBatchH\x00\x12\'\n\x07goodbye\x18\x03 \x01(\x0b\x32\x14.sixnimmt.v1.GoodbyeH\x00\x42\x06\n\x04kind\"6\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x08protocol\x18\x03 \x01(\r\"<\n\rDecisionBatch\x12+\n\x07replies\x18\x01 \x03(\x0b\x32\x1a.sixnimmt.v1.DecisionReply\"\x19\n\x07Goodbye\x12\x0e\n\x06reason\x18\x01 \x01(\t\"\x91\x01\n\x0eRefereeMessage\x12\'\n\x07welcome\x18\x01 \x01(\x0b\x32\x14.sixnimmt.v1.WelcomeH\x00\x12%\n\x06update\x18\x02 \x01(\x0b\x32\x13.sixnimmt.v1.UpdateH\x00\x12\'\n\x07goodbye\x18\x03 \x01(\x0b\x32\x14.sixnimmt.v1.GoodbyeH\x00\x42\x06\n\x04kind\")\n\x07SeatRef\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"@\n\x07Welcome\x12#\n\x05seats\x18\x01 \x03(\x0b\x32\x14.sixnimmt.v1.SeatRef\x12\x10\n\x08protocol\x18\x02 \x01(\r\"x\n\tGameStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x13\n\x0b\x63onfig_json\x18\x04 \x01(\t\x12\x11\n\tseat_seed\x18\x05 \x01(\x04\x12\x12\n\nseat_names\x18\x06 \x03(\t\"^\n\x08GameOver\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06scores\x18\x03 \x03(\x05\x12\r\n\x05ranks\x18\x04 \x03(\x05\x12\x13\n\x0btermination\x18\x05 \x01(\t\"\xd9\x01\n\x06Update\x12&\n\x06starts\x18\x01 \x03(\x0b\x32\x16.sixnimmt.v1.GameStart\x12\'\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x17.sixnimmt.v1.MatchEvent\x12.\n\x08requests\x18\x03 \x03(\x0b\x32\x1c.sixnimmt.v1.DecisionRequest\x12$\n\x05overs\x18\x04 \x03(\x0b\x32\x15.sixnimmt.v1.GameOver\x12(\n\x06\x66\x61ults\x18\x05 \x03(\x0b\x32\x18.sixnimmt.v1.FaultNotice\"w\n\x0b\x46\x61ultNotice\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.sixnimmt.v1.FaultKind\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x0e\n\x06reason\x18\x05 \x01(\t\"Q\n\tMatchSpec\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x13\n\x0b\x63onfig_json\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x10\n\x08\x65ntrants\x18\x04 \x03(\t\"G\n\x0bTimeControl\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12\x12\n\nconnect_ms\x18\x03 \x01(\r\"6\n\x0b\x46\x61ultPolicy\x12\x12\n\nmax_faults\x18\x01 \x01(\r\x12\x13\n\x0bomit_events\x18\x02 \x01(\x08\"\xb6\x01\n\x14\x43reateMatchesRequest\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.sixnimmt.v1.MatchSpec\x12.\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x18.sixnimmt.v1.TimeControl\x12.\n\x0c\x66\x61ult_policy\x18\x03 \x01(\x0b\x32\x18.sixnimmt.v1.FaultPolicy\x12\x15\n\rseat_seed_key\x18\x04 \x01(\x0c\"S\n\x0c\x45ntrantToken\x12\x0f\n\x07\x65ntrant\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\x12#\n\x05seats\x18\x03 \x03(\x0b\x32\x14.sixnimmt.v1.SeatRef\"U\n\x15\x43reateMatchesResponse\x12\x11\n\tmatch_ids\x18\x01 \x03(\t\x12)\n\x06tokens\x18\x02 \x03(\x0b\x32\x19.sixnimmt.v1.EntrantToken\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"2\n\x10GetResultRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04wait\x18\x02 \x01(\x08\x32\xb2\x02\n\x07Referee\x12@\n\x04Play\x12\x17.sixnimmt.v1.BotMessage\x1a\x1b.sixnimmt.v1.RefereeMessage(\x01\x30\x01\x12V\n\rCreateMatches\x12!.sixnimmt.v1.CreateMatchesRequest\x1a\".sixnimmt.v1.CreateMatchesResponse\x12G\n\nWatchMatch\x12\x1e.sixnimmt.v1.WatchMatchRequest\x1a\x17.sixnimmt.v1.MatchEvent0\x01\x12\x44\n\tGetResult\x12\x1d.sixnimmt.v1.GetResultRequest\x1a\x18.sixnimmt.v1.MatchResultb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -51,23 +51,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAMEOVER']._serialized_start=740
   _globals['_GAMEOVER']._serialized_end=834
   _globals['_UPDATE']._serialized_start=837
-  _globals['_UPDATE']._serialized_end=1012
-  _globals['_MATCHSPEC']._serialized_start=1014
-  _globals['_MATCHSPEC']._serialized_end=1095
-  _globals['_TIMECONTROL']._serialized_start=1097
-  _globals['_TIMECONTROL']._serialized_end=1168
-  _globals['_FAULTPOLICY']._serialized_start=1170
-  _globals['_FAULTPOLICY']._serialized_end=1224
-  _globals['_CREATEMATCHESREQUEST']._serialized_start=1227
-  _globals['_CREATEMATCHESREQUEST']._serialized_end=1409
-  _globals['_ENTRANTTOKEN']._serialized_start=1411
-  _globals['_ENTRANTTOKEN']._serialized_end=1494
-  _globals['_CREATEMATCHESRESPONSE']._serialized_start=1496
-  _globals['_CREATEMATCHESRESPONSE']._serialized_end=1581
-  _globals['_WATCHMATCHREQUEST']._serialized_start=1583
-  _globals['_WATCHMATCHREQUEST']._serialized_end=1620
-  _globals['_GETRESULTREQUEST']._serialized_start=1622
-  _globals['_GETRESULTREQUEST']._serialized_end=1672
-  _globals['_REFEREE']._serialized_start=1675
-  _globals['_REFEREE']._serialized_end=1981
+  _globals['_UPDATE']._serialized_end=1054
+  _globals['_FAULTNOTICE']._serialized_start=1056
+  _globals['_FAULTNOTICE']._serialized_end=1175
+  _globals['_MATCHSPEC']._serialized_start=1177
+  _globals['_MATCHSPEC']._serialized_end=1258
+  _globals['_TIMECONTROL']._serialized_start=1260
+  _globals['_TIMECONTROL']._serialized_end=1331
+  _globals['_FAULTPOLICY']._serialized_start=1333
+  _globals['_FAULTPOLICY']._serialized_end=1387
+  _globals['_CREATEMATCHESREQUEST']._serialized_start=1390
+  _globals['_CREATEMATCHESREQUEST']._serialized_end=1572
+  _globals['_ENTRANTTOKEN']._serialized_start=1574
+  _globals['_ENTRANTTOKEN']._serialized_end=1657
+  _globals['_CREATEMATCHESRESPONSE']._serialized_start=1659
+  _globals['_CREATEMATCHESRESPONSE']._serialized_end=1744
+  _globals['_WATCHMATCHREQUEST']._serialized_start=1746
+  _globals['_WATCHMATCHREQUEST']._serialized_end=1783
+  _globals['_GETRESULTREQUEST']._serialized_start=1785
+  _globals['_GETRESULTREQUEST']._serialized_end=1835
+  _globals['_REFEREE']._serialized_start=1838
+  _globals['_REFEREE']._serialized_end=2144
 # @@protoc_insertion_point(module_scope)

@@ -96,16 +96,32 @@ class GameOver(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., ranks: _Optional[_Iterable[int]] = ..., termination: _Optional[str] = ...) -> None: ...
 
 class Update(_message.Message):
-    __slots__ = ("starts", "events", "requests", "overs")
+    __slots__ = ("starts", "events", "requests", "overs", "faults")
     STARTS_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     REQUESTS_FIELD_NUMBER: _ClassVar[int]
     OVERS_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
     starts: _containers.RepeatedCompositeFieldContainer[GameStart]
     events: _containers.RepeatedCompositeFieldContainer[_game_pb2.MatchEvent]
     requests: _containers.RepeatedCompositeFieldContainer[_game_pb2.DecisionRequest]
     overs: _containers.RepeatedCompositeFieldContainer[GameOver]
-    def __init__(self, starts: _Optional[_Iterable[_Union[GameStart, _Mapping]]] = ..., events: _Optional[_Iterable[_Union[_game_pb2.MatchEvent, _Mapping]]] = ..., requests: _Optional[_Iterable[_Union[_game_pb2.DecisionRequest, _Mapping]]] = ..., overs: _Optional[_Iterable[_Union[GameOver, _Mapping]]] = ...) -> None: ...
+    faults: _containers.RepeatedCompositeFieldContainer[FaultNotice]
+    def __init__(self, starts: _Optional[_Iterable[_Union[GameStart, _Mapping]]] = ..., events: _Optional[_Iterable[_Union[_game_pb2.MatchEvent, _Mapping]]] = ..., requests: _Optional[_Iterable[_Union[_game_pb2.DecisionRequest, _Mapping]]] = ..., overs: _Optional[_Iterable[_Union[GameOver, _Mapping]]] = ..., faults: _Optional[_Iterable[_Union[FaultNotice, _Mapping]]] = ...) -> None: ...
+
+class FaultNotice(_message.Message):
+    __slots__ = ("kind", "request_id", "match_id", "seat", "reason")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    kind: _game_pb2.FaultKind
+    request_id: int
+    match_id: str
+    seat: int
+    reason: str
+    def __init__(self, kind: _Optional[_Union[_game_pb2.FaultKind, str]] = ..., request_id: _Optional[int] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class MatchSpec(_message.Message):
     __slots__ = ("variant", "config_json", "seed", "entrants")

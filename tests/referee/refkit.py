@@ -11,7 +11,7 @@ from typing import Any
 
 from bot_sdk.arena import play_match
 from bot_sdk.bots.classic import RandomBot
-from bot_sdk.remote import RefereeClient, RemoteMatch, spawn_bot
+from bot_sdk.remote import BotProcess, RefereeClient, RemoteMatch, spawn_bot
 from bot_sdk.tournament import LOCAL_SEAT_KEY
 from referee.rules.core import Action
 from referee.rules.registry import make_variant
@@ -31,9 +31,9 @@ class Processes:
 
     def __init__(self, client: RefereeClient) -> None:
         self.client = client
-        self.started: dict[str, subprocess.Popen[bytes]] = {}
+        self.started: dict[str, subprocess.Popen[bytes] | BotProcess] = {}
 
-    def sdk(self, name: str, spec: str, token: str, **env: str) -> subprocess.Popen[bytes]:
+    def sdk(self, name: str, spec: str, token: str, **env: str) -> BotProcess:
         """A bot run by the SDK (``python -m bot_sdk.run spec``); ``:Name`` names a class of sdkbots.py."""
         spec = spec if not spec.startswith(":") else f"{SDKBOTS}{spec}"
         address = self.client.address
@@ -60,8 +60,10 @@ class Processes:
     def stderr(self, name: str) -> str:
         """What a rawbot process wrote to stderr, once it has ended."""
         process = self.started[name]
-        assert process.stderr is not None
         process.wait(30)
+        if isinstance(process, BotProcess):
+            return process.stderr_tail()
+        assert process.stderr is not None
         return process.stderr.read().decode(errors="replace")
 
     def close(self) -> None:
@@ -69,7 +71,7 @@ class Processes:
             if process.poll() is None:
                 process.kill()
             process.wait()
-            if process.stderr is not None:
+            if isinstance(process, subprocess.Popen) and process.stderr is not None:
                 process.stderr.close()
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from referee.driver import (
     EntrantLink,
     FaultKind,
+    FaultNotice,
     FaultPolicy,
     GameInfo,
     MatchDriver,
@@ -21,6 +22,7 @@ from referee.driver import (
     Request,
     TimeControl,
 )
+from referee.driver.links import MAX_STRAYS
 from referee.rules.core import Action, DecisionKind, Event, Outcome
 from referee.rules.registry import make_variant
 
@@ -45,6 +47,7 @@ class FakeBot:
         self.starts: list[GameInfo] = []
         self.overs: list[tuple[str, int]] = []
         self.closed: str | None = None
+        self.notices: list[FaultNotice] = []
         self.accepted: list[bool] = []
         """What :meth:`EntrantLink.answer` said to each answer."""
 
@@ -66,6 +69,9 @@ class FakeBot:
 
     def push_over(self, match_id: str, seat: int, outcome: Outcome) -> None:
         self.overs.append((match_id, seat))
+
+    def push_fault(self, notice: FaultNotice) -> None:
+        self.notices.append(notice)
 
     def close(self, reason: str) -> None:
         self.closed = reason
@@ -190,16 +196,43 @@ def test_more_faults_than_the_policy_allows_forfeit_the_seat() -> None:
     assert_good_seat_untouched(report, good)
 
 
-def test_protocol_faults_forfeit_too() -> None:
+def test_replies_to_requests_the_connection_was_not_sent_are_charged_to_no_seat() -> None:
     def bogus_replies(link: EntrantLink) -> None:
         for _ in range(3):
-            assert not link.answer(123_456_789, 1)  # no such request: a protocol fault each
+            assert not link.answer(123_456_789, 1)  # no such request: told, not charged
 
     report, bad, _, _ = play(highest, max_faults=2, before=bogus_replies)
     assert bad is not None
+    assert report.seats[0].faults == {}
+    assert not report.seats[0].forfeited
+    strays = [n for n in bad.notices if n.request_id == 123_456_789]
+    assert len(strays) == 3
+    assert {(n.kind, n.match_id, n.seat) for n in strays} == {(FaultKind.PROTOCOL, "", -1)}
+    assert "not sent" in strays[0].reason
+
+
+def test_a_flood_of_stray_replies_is_flagged() -> None:
+    link = EntrantLink("bad", "token", 0.0)
+    for number in range(MAX_STRAYS + 1):
+        assert not link.flooded
+        link.answer(10**9 + number, 1)
+    assert link.flooded
+
+
+def test_protocol_faults_forfeit_too() -> None:
+    def thrice(bot: FakeBot, request: Request, number: int) -> Answer:
+        if number == 0:
+            for _ in range(3):
+                asyncio.get_running_loop().call_soon(
+                    bot.link.answer, request.id, request.decision.options[-1]
+                )
+        return highest(bot, request, number)
+
+    report, bad, _, _ = play(thrice, max_faults=2)
+    assert bad is not None
     assert report.seats[0].faults == {FaultKind.PROTOCOL: 3}
     assert report.seats[0].forfeited
-    assert bad.requests == []
+    assert len(bad.requests) == 1
 
 
 def test_a_second_answer_to_a_request_is_a_protocol_fault() -> None:

@@ -13,6 +13,7 @@ and misbehaves as its mode says:
 - ``foreign``: in its first ``count`` batches, first answers request ids that are not its own;
 - ``twice``: answers its first ``count`` requests twice;
 - ``flood``: sends ``count`` empty batches right after Hello instead of answering;
+- ``stray``: sends ``count`` replies to made-up request ids right after Hello instead of answering;
 - ``huge``: answers its first request with a message of more than 10 MB.
 
 ``--log`` appends every message received to a file, each prefixed by its length (4 bytes, big
@@ -103,8 +104,13 @@ def play(args: argparse.Namespace) -> int:
                 elif args.mode == "flood":
                     for _ in range(args.count):
                         send(referee_pb2.BotMessage(decisions=referee_pb2.DecisionBatch()))
+                elif args.mode == "stray":
+                    for number in range(args.count):
+                        stray = referee_pb2.BotMessage()
+                        stray.decisions.replies.add(id=MADE_UP_ID + number).action.number = 1
+                        send(stray)
                 continue
-            if kind != "update" or not message.update.requests or args.mode in ("garbage", "flood"):
+            if kind != "update" or not message.update.requests or args.mode in ("garbage", "flood", "stray"):
                 continue
             batch = referee_pb2.BotMessage()
             replies = batch.decisions.replies

@@ -80,3 +80,15 @@ class SlowRandom(RandomBot):
     def choose_card(self, view: ClassicView) -> int:
         time.sleep(float(os.environ.get("BOT_THINK", "0.01")))
         return super().choose_card(view)
+
+
+class Raiser(Highest):
+    """Raises in its first ``BOT_RAISE`` card decisions; writes every fault notice to ``BOT_NOTICES``."""
+
+    def before(self, number: int) -> None:
+        if number <= int(os.environ.get("BOT_RAISE", "2")):
+            raise ValueError(f"boom at card decision {number}")
+
+    def on_fault(self, notice: object) -> None:
+        with open(os.environ["BOT_NOTICES"], "a") as log:
+            log.write(f"{notice}\n")
