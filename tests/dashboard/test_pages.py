@@ -97,6 +97,10 @@ def test_the_bot_page(client: TestClient, league_store: LeagueStore) -> None:
     [entry] = shown["leagues"]
     expected = next(r for r in league_store.standings if r["bot"] == "heuristic@1")
     assert entry["rating"] == pytest.approx(expected["ordinal"])
+    assert entry["score"] == pytest.approx(expected["score"])
+    assert (entry["rank"], entry["rank_low"], entry["rank_high"]) == tuple(
+        expected["detail"][k] for k in ("rank", "rank_low", "rank_high")
+    )
     # The rating path is the league's own computation, step by step: it ends at the stored rating.
     [path] = shown["rating_history"]
     assert len(path["points"]) == expected["games"] + 1
