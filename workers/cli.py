@@ -113,6 +113,10 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_guard(cmd_bot_list))
 
+    from workers import bottest
+
+    bottest.register(bots, _guard)
+
 
 def _guard(command: Any) -> Any:
     """Turn store and league errors into one clear line and exit status 2."""
@@ -237,6 +241,15 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
                 engine, league, processes=processes, progress=bar.update, planned=_grow(bar)
             )
     status = repo.league_counts(engine, league.id)
+    from workers import bottest
+
+    if bottest.is_test(league):  # an SPRT test: its verdict, not a league table
+        info = bottest.report(engine, league)
+        if args.json:
+            print(json.dumps({**info, "ran": counts, "status": status}))
+        else:
+            bottest.print_report(info)
+        return 0
     rows, fitted = leagues.table(engine, league)
     if args.json:
         print(json.dumps({"league": league.name, "ran": counts, "status": status, **_public(rows, fitted)}))
@@ -264,8 +277,12 @@ def cmd_status(args: argparse.Namespace, engine: Any) -> int:
     league = repo.find_league(engine, args.name)
     status = repo.league_counts(engine, league.id)
     rounds = _rounds_status(engine, league)
+    from workers import bottest
+
+    test = bottest.report(engine, league) if bottest.is_test(league) else None
     if args.json:
-        print(json.dumps({"league": league.name, **status, **({"adaptive": rounds} if rounds else {})}))
+        extra = {"adaptive": rounds} if rounds else {"sprt": test} if test else {}
+        print(json.dumps({"league": league.name, **status, **extra}))
         return 0
     blocks = ", ".join(f"{k} {v}" for k, v in sorted(status["blocks"].items()))
     faults = ", ".join(f"{k} {v}" for k, v in status["faults"].items() if v) or "none"
@@ -274,6 +291,8 @@ def cmd_status(args: argparse.Namespace, engine: Any) -> int:
         print(f"  block {error['block']} failed: {error['error']}")
     if rounds:
         _print_rounds(league, rounds)
+    if test:
+        bottest.print_report(test)
     return 0
 
 

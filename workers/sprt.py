@@ -243,7 +243,7 @@ def first_blocks(seed: int, entrants: int, settings: Settings) -> list[Block]:
 
 
 def paired_differences(
-    results: Iterable[Mapping[str, Any]],
+    results: Any,
     blocks: Sequence[BlockLike],
     settings: Settings,
     *,
@@ -251,18 +251,18 @@ def paired_differences(
 ) -> list[float]:
     """Each complete deal's paired difference in deal order, up to the first deal not complete.
 
-    ``results`` are seat results (``block``, ``match_id``, ``position``, ``score``); a deal is
-    complete when both of its blocks have every rotation stored.
+    ``results`` are seat results (``block``, ``position``, ``score``: rows, or the arrays of
+    :class:`workers.ranking.Results`); a deal is complete when both of its blocks have every
+    rotation stored.
     """
     side: dict[int, tuple[int, int, int]] = {}  # block number → (deal, whose score, games it needs)
     for block in blocks:
         who = settings.new if settings.new in block.entrants else settings.base
         side[block.number] = (block.number // 2, who, len(block.entrants))
     scores: dict[int, list[int]] = defaultdict(list)
-    for row in results:
-        number = int(row["block"])
-        if number in side and row["position"] == side[number][1]:
-            scores[number].append(int(row["score"]))
+    for number, position, score in _seat_scores(results):
+        if number in side and position == side[number][1]:
+            scores[number].append(score)
     sign = 1.0 if higher_is_better else -1.0
     differences = []
     for deal in range(len(blocks) // 2):
@@ -275,9 +275,17 @@ def paired_differences(
     return differences
 
 
+def _seat_scores(results: Any) -> Iterable[tuple[int, int, int]]:
+    """(block, position, score) of every seat result, from rows or from arrays."""
+    if hasattr(results, "block") and hasattr(results, "score"):  # workers.ranking.Results
+        columns = zip(results.block, results.position, results.score, strict=True)
+        return ((int(b), int(p), int(s)) for b, p, s in columns)
+    return ((int(r["block"]), int(r["position"]), int(r["score"])) for r in results)
+
+
 def next_blocks(
     league: LeagueLike,
-    results: Sequence[Mapping[str, Any]],
+    results: Any,
     blocks: Sequence[BlockLike],
     *,
     higher_is_better: bool | None = None,

@@ -1,0 +1,276 @@
+"""``sixnimmt bot test NEW --base OLD``: an SPRT test stored as a league, played, and reported.
+
+The statistics and the plan of deals are pure (:mod:`workers.sprt`); this module resolves the
+bots, stores the test (a ``leagues`` row with format ``sprt`` and a ``stopping`` rule of kind
+``sprt``), plays it with the league machinery (local pool or Celery, round after round through
+:mod:`workers.rounds`) and reads its state back for the command line and the dashboard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from bot_sdk.bots import REFERENCE_BOTS
+from referee.rules.registry import find_variant, make_variant
+from workers import sprt
+from workers.store import repo
+
+DEFAULT_FIELD = "random,heuristic,mc"
+
+
+def is_test(league: repo.League) -> bool:
+    """Whether a stored league is an SPRT test."""
+    return bool(league.stopping) and (league.stopping or {}).get("kind") == sprt.KIND
+
+
+def score_unit(variant: str) -> str:
+    """What a score counts, for messages."""
+    return "bull heads" if variant == "classic" else "points"
+
+
+def _known_without_storing(engine: Engine, ref: str, variant: str) -> tuple[str, object]:
+    """Check that an entrant can be resolved, storing nothing; a key equal for equal entrants."""
+    if ref.endswith(".py") or Path(ref).is_dir():
+        path = Path(ref)
+        if not path.exists():
+            raise repo.NotFoundError(f"no bot file or directory {ref!r}")
+        return "path", path.resolve()
+    try:
+        return "stored", repo.find_version(engine, ref).id
+    except repo.NotFoundError:
+        if ref in REFERENCE_BOTS.get(variant, {}):
+            return "reference", ref
+        known = ", ".join(REFERENCE_BOTS.get(variant, {}))
+        raise repo.NotFoundError(
+            f"no bot {ref!r}: not in the store, not a reference bot of {variant} ({known}), not a .py file"
+        ) from None
+
+
+def create(
+    engine: Engine,
+    new: str,
+    base: str,
+    field: Sequence[str],
+    *,
+    name: str | None = None,
+    variant: str = "classic",
+    config: Mapping[str, Any] | None = None,
+    margin: float = sprt.DEFAULT_MARGIN,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+    max_deals: int = sprt.DEFAULT_MAX_DEALS,
+    seed: int = 1,
+) -> repo.League:
+    """Check everything, then store the test and its first batch of deals; nothing is stored on error.
+
+    Entrants are NEW (position 0), OLD (1), then the field, resolved like league entrants.
+    """
+    from workers.league import resolve_entrant
+
+    settings = sprt.Settings(margin=margin, alpha=alpha, beta=beta, max_deals=max_deals, new=0, base=1)
+    if not field:
+        raise sprt.SprtError("the field is empty: NEW and OLD each need opponents (--against)")
+    canonical = find_variant(variant).name
+    table_size = 1 + len(field)
+    game = {**dict(config or {}), "players": table_size}
+    make_variant(canonical, game)  # a bad config fails before anything is stored
+    refs = [new, base, *field]
+    keys = [_known_without_storing(engine, ref, canonical) for ref in refs]
+    if keys[0] == keys[1]:
+        raise sprt.SprtError(f"NEW and OLD are the same bot version ({new}): test a new version")
+    if name is None:
+        name = _free_name(engine, f"test-{_label(new)}-vs-{_label(base)}")
+    else:
+        _must_be_free(engine, name)
+    versions = [resolve_entrant(engine, ref, canonical) for ref in refs]
+    for ref, version in zip(refs, versions, strict=True):
+        if version.variant != canonical:
+            raise repo.ConflictError(f"{ref} is a {version.variant} bot, the test plays {canonical}")
+    if versions[0].id == versions[1].id:
+        same = f"{versions[0].bot}@{versions[0].version}"
+        raise sprt.SprtError(f"NEW and OLD are the same bot version ({same}): test a new version")
+    blocks = sprt.first_blocks(seed, len(versions), settings)
+    repo.create_league(
+        engine,
+        name,
+        variant=canonical,
+        config=game,
+        seed=seed,
+        format=sprt.FORMAT,
+        table_size=table_size,
+        deals=settings.max_deals,
+        entrants=versions,
+        planned=[(b.number, b.seed, b.entrants) for b in blocks],
+        stopping=settings.to_json(),
+    )
+    return repo.find_league(engine, name)
+
+
+def _label(ref: str) -> str:
+    return Path(ref).stem if ref.endswith(".py") else ref.replace("/", "-")
+
+
+def _must_be_free(engine: Engine, name: str) -> None:
+    try:
+        repo.find_league(engine, name)
+    except repo.NotFoundError:
+        return
+    raise repo.ConflictError(
+        f"a league named {name!r} exists already (resume a test with 'sixnimmt league run {name}')"
+    )
+
+
+def _free_name(engine: Engine, stem: str) -> str:
+    taken = {row["name"] for row in repo.list_leagues(engine)}
+    if stem not in taken:
+        return stem
+    number = 2
+    while f"{stem}-{number}" in taken:
+        number += 1
+    return f"{stem}-{number}"
+
+
+def report(engine: Engine, league: repo.League) -> dict[str, Any]:
+    """A test's settings, state and verdict as JSON (the command line and the dashboard)."""
+    settings = sprt.Settings.from_json(league.stopping or {})
+    blocks = repo.blocks_of(engine, league.id)
+    game = make_variant(league.variant, league.config)
+    differences = sprt.paired_differences(
+        repo.league_results(engine, league.id), blocks, settings, higher_is_better=game.higher_is_better
+    )
+    state = sprt.state(differences, settings)
+    names = [f"{v.bot}@{v.version}" for v in league.entrants]
+    field = [names[p] for p in sprt.field_of(len(names), settings)]
+    pending = sum(b.status != "done" for b in blocks)
+    decided = state.verdict in (sprt.H0, sprt.H1)
+    return {
+        "test": league.name,
+        "variant": league.variant,
+        "new": names[settings.new],
+        "base": names[settings.base],
+        "field": field,
+        "settings": settings.to_json(),
+        "unit": score_unit(league.variant),
+        "higher_is_better": game.higher_is_better,
+        **state.to_json(),
+        "games": 2 * state.deals * league.table_size,
+        "deals_planned": len(blocks) // 2,
+        "finished": decided or (state.verdict == sprt.INCONCLUSIVE and not pending),
+    }
+
+
+def verdict_line(info: Mapping[str, Any]) -> str:
+    """The verdict in words."""
+    margin = f"{info['settings']['margin']:g} {info['unit']} per game"
+    if info["verdict"] == sprt.H1:
+        return f"H1 accepted: {info['new']} is better than {info['base']} by at least {margin}"
+    if info["verdict"] == sprt.H0:
+        return f"H0 accepted: {info['new']} is not better than {info['base']} by {margin}"
+    if info["verdict"] == sprt.INCONCLUSIVE:
+        return f"inconclusive: {info['deals']} deals spent without reaching a bound"
+    return f"running: no bound reached after {info['deals']} deals"
+
+
+def print_report(info: Mapping[str, Any]) -> None:
+    """The test's outcome as text."""
+    s = info["settings"]
+    print(
+        f"test {info['test']}: {info['new']} against {info['base']}, field {', '.join(info['field'])};"
+        f" {info['variant']}; margin {s['margin']:g} {info['unit']} per game, alpha {s['alpha']:g},"
+        f" beta {s['beta']:g}, at most {s['max_deals']} deals"
+    )
+    print(verdict_line(info))
+    lower, upper = info["bounds"]
+    better = "NEW better" if info["mean_difference"] >= 0 else "OLD better"
+    print(
+        f"LLR {info['llr']:.2f}{' (clamped)' if info['clamped'] else ''} in [{lower:.2f}, {upper:.2f}]"
+        f" after {info['deals']} deals, {info['games']} games;"
+        f" mean paired difference {info['mean_difference']:+.2f} {info['unit']} per game ({better}),"
+        f" sd of a deal {info['sd']:.2f}"
+    )
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+def register(bots: Any, guard: Callable[[Any], Any]) -> None:
+    """Add ``bot test`` to the ``bot`` command group."""
+    p = bots.add_parser(
+        "test",
+        help="SPRT: does NEW beat OLD by a margin? Paired duplicate deals against the same field",
+    )
+    p.add_argument("new", help="the new version: stored bot (name or name@N), reference name, or .py file")
+    p.add_argument("--base", required=True, help="the old version to compare against")
+    p.add_argument(
+        "--against", default=DEFAULT_FIELD, help=f"the field, comma-separated (default {DEFAULT_FIELD})"
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=sprt.DEFAULT_MARGIN,
+        help="H1: NEW better by this much score per game, in NEW's favour (default %(default)g, for"
+        " classic games to 66)",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="false positives: H1 accepted when δ = 0")
+    p.add_argument("--beta", type=float, default=0.05, help="false negatives: H0 accepted when δ = margin")
+    p.add_argument("--max-deals", type=int, default=sprt.DEFAULT_MAX_DEALS, help="budget of deals")
+    p.add_argument("--name", help="the test's league name (default test-NEW-vs-OLD)")
+    p.add_argument("--variant", default="classic")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--local", action="store_true", help="use the local process pool even with a broker set")
+    p.add_argument("--processes", type=int, default=0, help="local pool size")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=guard(cmd_test))
+
+
+def cmd_test(args: argparse.Namespace, engine: Engine) -> int:
+    """Create the test, play it to a verdict, print the outcome."""
+    from bot_sdk.cli import parse_options
+
+    field = [r.strip() for r in args.against.split(",") if r.strip()]
+    league = create(
+        engine,
+        args.new,
+        args.base,
+        field,
+        name=args.name,
+        variant=args.variant,
+        config=parse_options(args.option),
+        margin=args.margin,
+        alpha=args.alpha,
+        beta=args.beta,
+        max_deals=args.max_deals,
+        seed=args.seed,
+    )
+    play(engine, league, json_output=args.json, local=args.local, processes=args.processes)
+    info = report(engine, league)
+    if args.json:
+        print(json.dumps(info))
+    else:
+        print_report(info)
+    return 0
+
+
+def play(engine: Engine, league: repo.League, *, json_output: bool, local: bool, processes: int) -> None:
+    """Play a stored test until its rule says it is finished (the league run loops, progress bar)."""
+    from bot_sdk.progress import progress_bar
+    from referee.settings import load as load_settings
+    from workers import league as leagues
+    from workers.cli import _grow
+
+    settings = load_settings()
+    todo = [b for b in repo.blocks_of(engine, league.id) if b.status != "done"]
+    with progress_bar(len(todo), "blocks", json_output) as bar:
+        if settings.broker_url and not local:
+            leagues.run_celery(engine, league, progress=bar.update, planned=_grow(bar))
+        else:
+            pool = processes or settings.workers or os.cpu_count() or 1
+            leagues.run_local(engine, league, processes=pool, progress=bar.update, planned=_grow(bar))
