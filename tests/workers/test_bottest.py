@@ -1,0 +1,172 @@
+"""``sixnimmt bot test``: an SPRT test through the command line, stored like a league, bots sandboxed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, func, select
+
+from bot_sdk.cli import main
+from workers import bottest, sprt
+from workers.store import repo
+from workers.store.engine import make_engine
+from workers.store.migrate import upgrade
+from workers.store.schema import blocks, bot_versions, bots, leagues
+
+ONE_HAND = ["-o", "target=None", "-o", "hands=1"]
+
+
+def sixnimmt(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")}
+    return subprocess.run(
+        [sys.executable, "-m", "bot_sdk.cli", *args],
+        cwd=cwd,
+        env={**clean, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def counts(engine: Engine) -> dict[str, int]:
+    with engine.connect() as conn:
+        return {
+            t.name: conn.execute(select(func.count()).select_from(t)).scalar_one()
+            for t in (bots, bot_versions, leagues, blocks)
+        }
+
+
+def test_a_clear_improvement_through_the_command_line(tmp_path: Path) -> None:
+    """bot test → H1, stored as a league of format sprt; league run replays nothing; status agrees."""
+    ran = sixnimmt(
+        tmp_path, "bot", "test", "heuristic", "--base", "random", "--against", "lowest",
+        "--margin", "1", "--processes", "2", "--seed", "3", *ONE_HAND, "--json",
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    info = json.loads(ran.stdout)
+    assert info["verdict"] == "H1" and info["llr"] == info["bounds"][1]
+    assert info["new"] == "heuristic@1" and info["base"] == "random@1" and info["field"] == ["lowest@1"]
+    assert info["deals"] >= sprt.MIN_DEALS and info["deals"] % sprt.BATCH_DEALS == 0
+    assert info["games"] == info["deals"] * 2 * 2  # two tables of two seats, every rotation
+    assert len(info["path"]) == info["deals"] and info["finished"]
+    assert info["mean_difference"] > 1.0  # fewer bull heads for NEW: positive means better
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'sixnimmt.db'}")
+    league = repo.find_league(engine, info["test"])
+    assert league.format == "sprt" and bottest.is_test(league)
+    assert league.stopping == {**sprt.Settings(margin=1.0).to_json()}
+    assert [f"{v.bot}@{v.version}" for v in league.entrants] == ["heuristic@1", "random@1", "lowest@1"]
+    stored = repo.blocks_of(engine, league.id)
+    assert len(stored) == 2 * info["deals"] and all(b.status == "done" for b in stored)
+    engine.dispose()
+
+    again = sixnimmt(tmp_path, "league", "run", info["test"], "--json")
+    assert again.returncode == 0, again.stderr
+    rerun = json.loads(again.stdout)
+    assert rerun["ran"] == {} and rerun["status"]["matches"] == info["games"]
+    assert {k: rerun[k] for k in info} == info  # the same verdict from the same stored games
+    status = sixnimmt(tmp_path, "league", "status", info["test"])
+    assert "H1 accepted: heuristic@1 is better than random@1 by at least 1 bull heads" in status.stdout
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    for key in [k for k in os.environ if k.startswith("SIXNIMMT_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("SIXNIMMT_DATABASE_URL", url)
+    engine = make_engine(url)
+    upgrade(engine)
+    return engine
+
+
+def test_league_run_resumes_a_stored_test(store: Engine, capsys: pytest.CaptureFixture[str]) -> None:
+    """A test created but not played (a runner that stopped) is finished by ``league run``."""
+    league = bottest.create(
+        store, "heuristic", "lowest", ["random"], name="resume", config={"target": None, "hands": 1},
+        margin=1.0, max_deals=6,
+    )  # fmt: skip
+    assert [b.number for b in repo.blocks_of(store, league.id)] == list(range(8))  # the first batch
+    assert main(["league", "run", "resume", "--processes", "2", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["deals"] == 6 and info["verdict"] == "inconclusive" and info["finished"]
+    assert info["games"] == 6 * 2 * 2 and len(repo.blocks_of(store, league.id)) == 12
+    assert main(["bot", "test", "heuristic", "--base", "lowest", "--name", "resume"]) == 2
+    assert "exists already" in capsys.readouterr().err
+
+
+BAD: list[tuple[list[str], str]] = [
+    (["heuristic", "--base", "random", "--margin", "0"], "margin must be a positive"),
+    (["heuristic", "--base", "random", "--margin", "-2"], "margin must be a positive"),
+    (["heuristic", "--base", "random", "--alpha", "0"], "alpha must lie in (0, 0.5)"),
+    (["heuristic", "--base", "random", "--beta", "0.5"], "beta must lie in (0, 0.5)"),
+    (["heuristic", "--base", "random", "--max-deals", "0"], "max deals must be at least 1"),
+    (["heuristic", "--base", "heuristic"], "NEW and OLD are the same bot version"),
+    (["heuristic", "--base", "nope"], "no bot 'nope'"),
+    (["nope", "--base", "heuristic"], "no bot 'nope'"),
+    (["heuristic", "--base", "random", "--against", "lowest,nope"], "no bot 'nope'"),
+    (["heuristic", "--base", "random", "--against", "lowest", "missing.py"], "unrecognized"),
+    (["heuristic", "--base", "random", "--against", "lowest,missing.py"], "no bot file"),
+    (["heuristic", "--base", "random", "--against", ","], "the field is empty"),
+    (["heuristic", "--base", "random", "-o", "hands=0", "-o", "target=None"], "hands"),
+]
+
+
+@pytest.mark.parametrize(("argv", "message"), BAD, ids=[m for _, m in BAD])
+def test_bad_input_is_one_line_exit_2_and_nothing_stored(
+    store: Engine, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    try:
+        status = main(["bot", "test", *argv])
+    except SystemExit as exc:  # argparse's own refusals
+        status = int(exc.code or 0)
+    err = capsys.readouterr().err
+    assert status == 2
+    assert message in err
+    assert "Traceback" not in err
+    assert counts(store) == {"bots": 0, "bot_versions": 0, "leagues": 0, "blocks": 0}
+
+
+def test_the_same_version_by_two_names_is_refused(store: Engine, capsys: pytest.CaptureFixture[str]) -> None:
+    """heuristic and heuristic@1 are one version once stored: refused before anything more is stored."""
+    assert main(["bot", "test", "random", "--base", "lowest", "--max-deals", "1", "--against", "heuristic",
+                 *ONE_HAND, "--json", "--processes", "1"]) == 0  # fmt: skip
+    capsys.readouterr()
+    before = counts(store)
+    assert main(["bot", "test", "heuristic", "--base", "heuristic@1", "--against", "random"]) == 2
+    assert "NEW and OLD are the same bot version" in capsys.readouterr().err
+    assert counts(store) == before
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("celery-services")
+def test_a_test_on_celery(
+    tmp_path: Path, pg_url: str, redis_url: str, celery_workers: Callable[..., Any], exclusive_machine: None
+) -> None:
+    """The same command with a broker set: a real Celery worker plays the blocks, round after round."""
+    worker = celery_workers("sprt", database_url=pg_url, broker_url=redis_url, concurrency=2)
+    env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": redis_url}
+    ran = sixnimmt(
+        tmp_path, "bot", "test", "heuristic", "--base", "random", "--against", "lowest",
+        "--margin", "1", "--seed", "3", *ONE_HAND, "--json", env=env,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    info = json.loads(ran.stdout)
+    assert info["verdict"] == "H1" and info["finished"]
+    engine = make_engine(pg_url)
+    try:
+        league = repo.find_league(engine, info["test"])
+        stored = repo.blocks_of(engine, league.id)
+        assert len(stored) == 2 * info["deals"] and all(b.status == "done" for b in stored)
+        outcomes = worker.task_outcomes()  # every block played by the worker, none by a local pool
+        assert len(outcomes) == len(stored)
+        assert all(runs[-1].startswith("succeeded") for runs in outcomes.values())
+    finally:
+        engine.dispose()
