@@ -161,7 +161,8 @@ class EntrantLink:
         """Request id → (match, seat) of the latest answered or expired requests, oldest first."""
         self.strays = 0
         """Messages of the current connection that concerned none of its seats."""
-        self._attached = asyncio.Event()
+        self._first_attach: asyncio.Future[None] | None = None
+        """Done at the first attach or when the connect window ends; shared by every waiting match."""
 
     # -- the transport side ---------------------------------------------------------------
 
@@ -173,7 +174,7 @@ class EntrantLink:
         self.ever_connected = True
         self.lost = None
         self.strays = 0
-        self._attached.set()
+        self._window_over()
         for key, info in self.games.items():
             if not self.seats[key].finished:
                 outbox.push_start(info)
@@ -187,7 +188,6 @@ class EntrantLink:
         if self.outbox is None:
             return
         self.outbox = None
-        self._attached.clear()
         self.lost = kind
         live = [stats for stats in self.seats.values() if not stats.finished]
         for stats in live:
@@ -274,20 +274,28 @@ class EntrantLink:
             self.outbox.push_start(info)
 
     async def wait_attached(self) -> bool:
-        """Wait for a first connection until the connect deadline; ``True`` once connected."""
+        """Wait for a first connection until the connect deadline; ``True`` once connected.
+
+        Every match of the link waits on one shared future with one timer, not a task and a
+        timer each: a CreateMatches of thousands of matches stays cheap for the event loop.
+        """
         if self.outbox is not None:
             return True
         if self.ever_connected:
             return False
         loop = asyncio.get_running_loop()
-        remaining = self.connect_deadline - loop.time()
-        if remaining <= 0:
+        if self.connect_deadline <= loop.time():
             return False
-        try:
-            await asyncio.wait_for(self._attached.wait(), remaining)
-        except TimeoutError:
-            return False
-        return True
+        if self._first_attach is None:
+            self._first_attach = loop.create_future()
+            loop.call_at(self.connect_deadline, self._window_over)
+        # Shielded: a cancelled match must not cancel the future the other matches wait on.
+        await asyncio.shield(self._first_attach)
+        return self.outbox is not None
+
+    def _window_over(self) -> None:
+        if self._first_attach is not None and not self._first_attach.done():
+            self._first_attach.set_result(None)
 
     def ask(
         self,

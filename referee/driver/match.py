@@ -119,7 +119,8 @@ class MatchDriver:
         """Play the match to the end and return its report."""
         # The bots connect after the matches are created: deal once they are there (or their
         # connect window is over), so the first public events reach them.
-        await asyncio.gather(*(link.wait_attached() for link in dict.fromkeys(self.links)))
+        for link in dict.fromkeys(self.links):  # one after another: no task per link and match
+            await link.wait_attached()
         game = self.game
         while pending := game.pending():
             if pending[0].seat == CHANCE:

@@ -112,11 +112,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         )
         fp = request.fault_policy
         policy = FaultPolicy(max_faults=fp.max_faults or s.max_faults, send_events=not fp.omit_events)
-        specs = [
-            MatchRequest(m.variant, parse_config(m.config_json), m.seed, tuple(m.entrants))
-            for m in request.matches
-        ]
-        ids, links = self.state.create(specs, time_control, policy, request.seat_seed_key)
+        specs = await asyncio.to_thread(match_requests, request)
+        ids, links = await self.state.create(specs, time_control, policy, request.seat_seed_key)
         response = referee_pb2.CreateMatchesResponse(match_ids=ids)
         for link in links:
             token = response.tokens.add(entrant=link.entrant, token=link.token)
@@ -330,6 +327,14 @@ def _stream_failure(exc: BaseException) -> tuple[FaultKind, str]:
     if code is grpc.StatusCode.RESOURCE_EXHAUSTED:
         return FaultKind.PROTOCOL, "sent a message over the size limit"
     return FaultKind.CRASH, bounded(f"the stream failed: {exc}", 300)
+
+
+def match_requests(request: referee_pb2.CreateMatchesRequest) -> list[MatchRequest]:
+    """The matches a CreateMatches asks for, configs parsed (run in a worker thread: it may be big)."""
+    return [
+        MatchRequest(m.variant, parse_config(m.config_json), m.seed, tuple(m.entrants))
+        for m in request.matches
+    ]
 
 
 def reader_fault(reader: asyncio.Task[tuple[FaultKind, str] | None]) -> tuple[FaultKind, str] | None:

@@ -209,3 +209,43 @@ def test_the_hello_is_bounded_in_time_and_size(
                 stream.close()
         else:
             assert send_first(client.address, message.SerializeToString()) == status
+
+
+def test_a_big_create_matches_does_not_hold_up_a_running_match(tmp_path: Path) -> None:
+    with referee_process(tmp_path) as (_, client):
+        (match_id,), tokens = client.create_matches(
+            "classic", {"hands": 3, "target": None}, [MatchPlan(("g",) * 4, 3)], decision_ms=400, bank_ms=0
+        )
+        bots = Processes(client)
+        try:
+            bots.sdk("g", "tests/referee/bots/sdkbots.py:SlowRandom", tokens["g"], BOT_THINK="0.02")
+            time.sleep(0.3)
+            lags: list[float] = []
+            done = threading.Event()
+
+            def probe() -> None:
+                # How long a trivial admin call waits for the event loop while the big one runs.
+                while not done.is_set():
+                    start = time.monotonic()
+                    client.result(match_id, wait=False)
+                    lags.append(time.monotonic() - start)
+                    time.sleep(0.01)
+
+            prober = threading.Thread(target=probe)
+            prober.start()
+            start = time.monotonic()
+            plans = [MatchPlan(("w", "x", "y", "z"), seed) for seed in range(6000)]
+            ids, _ = client.create_matches("classic", {}, plans, connect_ms=600_000)
+            took = time.monotonic() - start
+            done.set()
+            prober.join()
+            assert len(ids) == 6000
+            running = client.result(match_id, wait=False).status
+            match = client.result(match_id, timeout=120)
+        finally:
+            bots.close()
+    print(f"CreateMatches of 6000 took {took:.2f} s; longest admin call meanwhile {max(lags) * 1000:.0f} ms")
+    assert running == "running", "the match outlived the big CreateMatches"
+    assert took > 0.3  # big enough to matter: done at once, it would hold the loop that long
+    assert max(lags) < 0.2
+    assert [(s.faults, s.defaulted) for s in match.seats] == [({}, 0)] * 4
