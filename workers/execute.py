@@ -69,7 +69,9 @@ def play_block(
     try:
         with tempfile.TemporaryDirectory(prefix=f"sixnimmt-block{block_id}-") as tmp:
             root = Path(tmp)
-            os.chmod(root, 0o711)
+            # Only root enters the block; each sandboxed bot gets its own directory bound into
+            # a root of its own (workers.sandbox), never this one or a rival's.
+            os.chmod(root, 0o700)
             specs = {}
             for position in block.entrants:
                 version = league.entrants[position]
@@ -111,10 +113,13 @@ def play_block(
 
 
 def sandbox_for(directory: Path) -> Callable[..., Any]:
-    """The launcher that confines bots whose files (and referee socket) are under ``directory``."""
+    """The launcher that confines bots whose directories (``directory/NAME``) are under ``directory``.
+
+    Each bot sees its own directory only, read-only; the referee socket is bound in by itself.
+    """
     from workers.sandbox import Limits, Sandbox
 
-    return Sandbox(Limits.from_settings(load_settings()), expose=[directory])
+    return Sandbox(Limits.from_settings(load_settings()), bots_in=[directory])
 
 
 def _name(position: int) -> str:
@@ -122,7 +127,7 @@ def _name(position: int) -> str:
 
 
 def _readable(directory: Path) -> None:
-    """Let a sandbox user read the bot's files (and nothing else of ours)."""
+    """Let the bot's sandbox user read its files, once bound into its sandbox (the root is 0700)."""
     for path in [directory, *directory.rglob("*")]:
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
 

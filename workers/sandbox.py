@@ -1,61 +1,30 @@
 """Run a submitted bot as a confined process: ``spawn_bot(..., launch=Sandbox(limits))``.
 
-What a sandboxed bot gets, and where each protection holds (``Sandbox().enforced()`` says
-which ones hold on this machine; ``docs/sandbox.md`` explains them at length):
+Every bot runs under bubblewrap (``bwrap``) in a root of its own that holds only an allow-list:
+``/usr`` (and the ``/bin``, ``/lib*`` links into it), ``/etc/ld.so.cache``, the interpreter and
+its virtualenv, the project's packages ``bot_sdk``, ``referee`` and ``sixnimmt``, all read-only;
+the bot's own directory, read-only; its private working directory (HOME, TMPDIR); the referee's
+Unix socket at ``/referee.sock``; small private tmpfs mounts on ``/tmp`` and ``/dev/shm``; a new
+``/proc`` and a minimal ``/dev``. No other host path exists inside. It runs in new network, PID,
+IPC, UTS and cgroup namespaces, in a new session, as a dedicated unprivileged uid/gid per bot
+(root only), with no capabilities, ``no_new_privs`` and rlimits on CPU time, address space, file
+size and process count. ``docs/sandbox.md`` says what each protection stops and what it costs.
 
-============================  ===========================  ====================================
-protection                    as root                      as another user
-============================  ===========================  ====================================
-CPU, memory, file size,       always (setrlimit in the     always; the process count is per
-process count (rlimits)       child before exec)           user, so the limit is added to what
-                                                           the user already runs
-private working directory,    always                       always
-HOME and TMPDIR in it
-scrubbed environment          always                       always
-separate user (store file     a dedicated uid/gid per      no: the bot runs as the caller,
-and credentials unreadable)   bot, never one in use        so it can read what the caller reads
-no network (only the          new network namespace        only if unprivileged user
-referee's Unix socket)        (CAP_SYS_ADMIN)              namespaces are allowed
-process isolation             new PID namespace: the bot   same as the network
-                              sees and signals only its
-                              own processes; they all die
-                              with it
-private /tmp, /var/tmp,       new mount namespace          same as the network
-/dev/shm; unreadable
-directories hidden
-============================  ===========================  ====================================
+The glue, in order: ``prlimit`` sets the rlimits, ``bwrap`` builds the namespaces and the root,
+and, as root, ``setpriv`` (inside, as PID 1 of the bot's namespace) drops to the bot's uid, clears
+every capability set and sets ``no_new_privs`` before it ``exec``s the bot. As root, bwrap must not
+create a user namespace: the bot's uid has to be a real host uid, so that its process count and
+its files are its own. As another user, bwrap makes a user namespace mapping only that user.
 
-How: :class:`Sandbox` is a launcher. It starts this very file as a small bootstrap
-(``python -I -S workers/sandbox.py CONFIG -- ARGV``) in a new session; the bootstrap is a
-fresh single-threaded process, so it can safely create namespaces, mount, set the limits,
-drop to the sandbox user and ``execve`` the bot. Nothing runs in a ``preexec_fn``, which is
-unsafe in a parent with threads (a referee in a thread, gRPC). With a PID namespace the
-bootstrap stays as a small root monitor outside it that forwards signals and reports the
-bot's exit status as its own; the bot is PID 1 inside.
-
-When running as root and the interpreter lives where the sandbox user cannot read it (here:
-``/root/.pyenv``), the mount namespace hides the unreadable directory under an empty tmpfs and
-binds back only the interpreter, the virtualenv and the project. Without a mount namespace that
-is impossible and, as root, :class:`Sandbox` refuses to start the bot rather than run it as
-root.
-
-A bot file named in the command line (``x.py``, ``x.py:Class``) is made absolute and its directory
-bound back if it is hidden; pass ``expose=`` for anything else the bot must read.
-
-The referee must listen on a Unix socket (``unix:/path``): the bot gets a hard link to it (or a
-bind mount) inside its private directory, and the socket file is made connectable by other
-users (``chmod o+rw``; its directory can stay ``0700``). A TCP referee is unreachable from a
-network namespace, so :class:`Sandbox` refuses it when the network is isolated.
+Without ``bwrap`` (Debian: ``apt-get install bubblewrap``) :class:`Sandbox` refuses to start
+(:class:`SandboxError`); it never runs a bot unconfined. Tests of the rest of the league run bots
+without any launcher instead (``play_block(..., sandbox=False)``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import errno
-import json
 import os
-import resource
 import shutil
 import signal
 import socket
@@ -64,12 +33,12 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from importlib import util as import_util
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from referee.settings import Settings
@@ -79,31 +48,24 @@ MIB = 1 << 20
 DEFAULT_UIDS = range(0x7E000000, 0x7E000000 + 0x10000)
 """Sandbox users: one uid (and the same gid) per running bot, far from any real account."""
 
-SETUP_FAILED = 125
-"""Exit status of a bot process whose sandbox could not be set up (the bot never ran)."""
-
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
-SUN_PATH_MAX = 108
-"""Room for a Unix socket path (``sockaddr_un.sun_path``), its terminating NUL included."""
 KEPT_FROM_CALLER = ("SIXNIMMT_REFEREE", "SIXNIMMT_TOKEN")
-TMP_COVERS = ("/tmp", "/var/tmp", "/dev/shm")
-"""World-writable directories replaced by a small private tmpfs when mounts are private."""
+REFEREE_SOCKET = "/referee.sock"
+"""Where the bot finds the referee's socket inside its root (short: no socket path limit to mind)."""
+PROJECT_PACKAGES = ("bot_sdk", "referee", "sixnimmt")
+"""The project's packages a bot process imports (the SDK runner, the wire, the generated code)."""
+SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+"""Top-level directories that are links into /usr on merged-/usr systems, bound when they are not."""
+ROOT_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_DAC_READ_SEARCH")
+"""As root, bwrap keeps only these for setpriv (drop to the bot's uid, empty the bounding set)
+and for entering the bot's 0700 directory; setpriv clears them all before the bot runs."""
+STOPPING = (signal.SIGTERM, signal.SIGKILL, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+MISSING_TOOL = (
+    "{tool} is not installed: the sandbox needs bubblewrap and util-linux "
+    "(Debian: apt-get install bubblewrap util-linux); it never runs a bot unconfined"
+)
 
 _PROJECT = Path(__file__).resolve().parents[1]
-
-# Linux constants (Python 3.11 has no os.unshare / os.mount / prctl).
-CLONE_NEWNS = 0x00020000
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNET = 0x40000000
-MS_NOSUID = 2
-MS_NODEV = 4
-MS_NOEXEC = 8
-MS_BIND = 4096
-MS_REC = 16384
-MS_PRIVATE = 1 << 18
-PR_SET_PDEATHSIG = 1
-PR_SET_NO_NEW_PRIVS = 38
 
 
 class SandboxError(RuntimeError):
@@ -155,47 +117,37 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
-class Level:
-    """Which kernel features a launch uses (the probe picks the strongest that works)."""
-
-    user_ns: bool = False
-    """Non-root only: a user namespace, which lets an ordinary user create the others."""
-    pid_ns: bool = False
-    proc: bool = False
-    """A fresh ``/proc`` showing only the bot's PID namespace."""
-    mounts: bool = False
-    net_ns: bool = False
-
-
-@dataclass(frozen=True, slots=True)
 class Enforcement:
     """Which protections hold for bots started by a :class:`Sandbox` on this machine."""
 
     as_root: bool
     limits: bool
-    """CPU time, address space, file size and process count (always)."""
+    """CPU time, address space, file size and process count."""
     private_dir: bool
-    """A fresh working directory per bot (HOME, TMPDIR inside), removed afterwards (always)."""
+    """A fresh working directory per bot (HOME, TMPDIR inside), removed afterwards."""
     clean_env: bool
     """Only PATH, LANG, HOME, TMPDIR, PYTHONPATH (if needed) and the referee address and token."""
     separate_user: bool
-    """A dedicated unprivileged uid/gid: files readable only by their owner (the store) are not."""
+    """A dedicated unprivileged uid/gid per bot (root only; otherwise the caller's own uid)."""
     network: bool
-    """A network namespace without interfaces: only the referee's Unix socket is reachable."""
+    """A network namespace without interfaces: no TCP, no abstract Unix sockets of the host."""
     pid_namespace: bool
     """The bot sees and signals only its own processes, which all die with it."""
     private_mounts: bool
-    """Private /tmp, /var/tmp and /dev/shm; directories the bot's user cannot read are hidden."""
+    """A root of its own: only the allow-listed paths exist, and private /tmp and /dev/shm."""
+    no_new_privs: bool
+    """No capabilities, ``no_new_privs``: set-uid programs and file capabilities grant nothing."""
     notes: tuple[str, ...] = ()
-    """Why a protection does not hold."""
+    """What does not hold, and why."""
 
     def holding(self) -> list[str]:
         """The names of the protections that hold."""
         return [name for name, value in asdict(self).items() if value is True and name != "as_root"]
 
 
-_PROBED: dict[tuple[int, bool, str], tuple[Level, tuple[str, ...]]] = {}
+_PROBED: dict[tuple[int, str], tuple[str, ...]] = {}
 _PROBE_LOCK = threading.Lock()
+_DEFAULT: Any = object()
 
 
 class Sandbox:
@@ -212,111 +164,86 @@ class Sandbox:
         limits: Limits | None = None,
         workdir: str | os.PathLike[str] | None = None,
         *,
+        bots_in: Sequence[str | os.PathLike[str]] = (),
         expose: Sequence[str | os.PathLike[str]] = (),
-        hide: Sequence[str | os.PathLike[str]] | None = None,
         uids: range = DEFAULT_UIDS,
-        namespaces: bool = True,
         stdout: int | IO[Any] | None = subprocess.DEVNULL,
         stderr: int | IO[Any] | None = None,
+        bwrap: str | None = None,
     ) -> None:
-        """``expose``: extra paths the bot must read (e.g. its files) if they are hidden otherwise;
-        ``hide``: files or directories made empty for the bot (default: the SQLite store of
-        ``SIXNIMMT_DATABASE_URL``, if any, in case its mode lets others read it); both need
-        private mounts. ``namespaces=False`` uses no namespaces at all (weaker; for tests)."""
+        """``bots_in``: directories holding one directory per bot (a block's root): a bot whose
+        file lies in one gets its whole directory ``root/NAME`` and nothing else of the root;
+        otherwise it gets the directory of its file. ``expose``: more paths every bot may read.
+        ``bwrap``: the bubblewrap binary (default: ``bwrap`` on PATH)."""
         self.limits = limits or Limits()
         self.workdir = Path(workdir) if workdir is not None else Path(tempfile.gettempdir())
+        self.bots_in = tuple(os.path.realpath(p) for p in bots_in)
         self.expose = tuple(os.path.realpath(p) for p in expose)
-        self.hide = tuple(os.path.realpath(p) for p in (_store_files() if hide is None else hide))
         self.uids = uids
-        self.namespaces = namespaces
         self.stdout = stdout
         self.stderr = stderr
+        self.tools = _tools(bwrap)
         self._running: weakref.WeakSet[SandboxedProcess] = weakref.WeakSet()
-        self._notes: tuple[str, ...] = ()
 
     # -- what holds ---------------------------------------------------------------------------
 
     def enforced(self) -> Enforcement:
-        """Which protections hold here (probes the kernel once, with a real sandboxed process)."""
-        level = self.level()
+        """Which protections hold here (a real sandboxed Python is started once per process)."""
         root = os.geteuid() == 0
-        notes = list(self._notes)
+        notes = list(self._probe())
         if not root:
-            notes.append("not root: the bot runs as the calling user and can read what it reads")
+            notes.append("not root: every bot runs as the calling user (in a user namespace)")
         return Enforcement(
             as_root=root,
             limits=True,
             private_dir=True,
             clean_env=True,
             separate_user=root,
-            network=level.net_ns,
-            pid_namespace=level.pid_ns,
-            private_mounts=level.mounts,
+            network=True,
+            pid_namespace=True,
+            private_mounts=True,
+            no_new_privs=True,
             notes=tuple(notes),
         )
 
-    def level(self) -> Level:
-        """The strongest :class:`Level` a sandboxed Python starts with here (probed once)."""
-        key = (os.geteuid(), self.namespaces, str(self.workdir))
+    def _probe(self) -> tuple[str, ...]:
+        """Start a sandboxed Python once; raise :class:`SandboxError` with bwrap's words if it fails."""
+        key = (os.geteuid(), self.tools["bwrap"])
         with _PROBE_LOCK:
             if key not in _PROBED:
-                _PROBED[key] = self._probe()
-            level, self._notes = _PROBED[key]
-        return level
-
-    def _probe(self) -> tuple[Level, tuple[str, ...]]:
-        root = os.geteuid() == 0
-        candidates = [Level()]
-        if self.namespaces:
-            user = not root
-            candidates = [
-                Level(user, pid_ns=True, proc=True, mounts=True, net_ns=True),
-                Level(user, pid_ns=True, mounts=True, net_ns=True),
-                Level(user, mounts=True, net_ns=True),
-                Level(user, net_ns=True),
-                Level(),
-            ]
-        notes: list[str] = []
-        probe = [sys.executable, "-c", "import os, sys; sys.stdout.write(str(os.getuid()))"]
-        for level in candidates:
-            try:
-                # Default limits: the probe asks what the kernel allows, not whether the limits are sane.
-                process = self._start(
-                    probe, {}, level, Limits(), stdout=subprocess.PIPE, stderr=subprocess.PIPE
-                )
-            except SandboxError as exc:
-                notes.append(f"{_describe(level)}: {exc}")
-                continue
-            try:
-                out, err = process.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                out, err = process.communicate()
-            if process.returncode == 0 and (not root or out.strip() != b"0"):
-                if level != candidates[0]:
-                    notes.append(f"using {_describe(level)}")
-                return level, tuple(notes)
-            reason = err.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {process.returncode}"]
-            notes.append(f"{_describe(level)}: {reason[0]}")
-        if root:
-            notes.append(
-                "as root, the bot runs as an unprivileged user, who must be able to read the interpreter "
-                f"({sys.executable} and {sys.base_prefix}): without private mounts, which can hide "
-                "what is around it, install Python and the project where other users can read them"
-            )
-        raise SandboxError("no sandbox configuration can start Python here:\n" + "\n".join(notes))
+                argv = [sys.executable, "-c", "import os, sys; sys.stdout.write(str(os.getuid()))"]
+                process = self._start(argv, {}, Limits(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                try:
+                    out, err = process.communicate(timeout=60)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    out, err = process.communicate()
+                if process.returncode != 0 or (os.geteuid() == 0 and out.strip() in (b"", b"0")):
+                    said = err.decode(errors="replace").strip().splitlines()[-3:]
+                    raise SandboxError(
+                        f"a sandboxed Python does not start here ({process.exit_reason()}): "
+                        + (" | ".join(said) or "no message")
+                    )
+                _PROBED[key] = ()
+            return _PROBED[key]
 
     # -- launching ----------------------------------------------------------------------------
 
-    def __call__(self, argv: list[str], env: dict[str, str]) -> SandboxedProcess:
-        """Start ``argv`` sandboxed; of ``env`` only the referee address and token are kept."""
-        return self._start(argv, env, self.level(), self.limits, stdout=self.stdout, stderr=self.stderr)
+    def __call__(
+        self, argv: list[str], env: dict[str, str], *, stderr: int | IO[Any] | None = _DEFAULT
+    ) -> SandboxedProcess:
+        """Start ``argv`` sandboxed; of ``env`` only the referee address and token are kept.
+
+        ``stderr`` overrides the sandbox's own (e.g. ``subprocess.PIPE`` to read the bot's errors).
+        """
+        return self._start(
+            argv, env, self.limits, stdout=self.stdout, stderr=self.stderr if stderr is _DEFAULT else stderr
+        )
 
     def _start(
         self,
         argv: list[str],
         env: Mapping[str, str],
-        level: Level,
         limits: Limits,
         *,
         stdout: int | IO[Any] | None,
@@ -325,32 +252,30 @@ class Sandbox:
         root = os.geteuid() == 0
         lease = _UidLease.acquire(self.uids) if root else None
         uid = lease.uid if lease else os.getuid()
-        gid = lease.uid if lease else os.getgid()
         directory: Path | None = None
         try:
             directory = Path(tempfile.mkdtemp(prefix="sixnimmt-bot-", dir=self.workdir))
             (directory / "tmp").mkdir(mode=0o700)
             if root:
                 for path in (directory, directory / "tmp"):
-                    os.chown(path, uid, gid)
-            argv, bot_dirs = _bot_files(argv)
+                    os.chown(path, uid, uid)
+            argv, bot_dirs = _bot_files(argv, self.bots_in)
             environment = _environment(env, directory)
-            binds: list[str] = []
+            binds = [(p, p, "ro") for p in _needed_paths()]
+            binds += [(p, p, "ro") for p in [*bot_dirs, *self.expose]]
+            binds.append((str(directory), str(directory), "rw"))
             referee = environment.get("SIXNIMMT_REFEREE", "")
             if referee:
-                environment["SIXNIMMT_REFEREE"] = _expose_socket(referee, directory, level, root, binds)
-            config = {
-                "uid": uid if root else None,
-                "gid": gid if root else None,
-                "workdir": str(directory),
-                "rlimits": _rlimits(limits, root),
-                "level": asdict(level),
-                **_mount_plan(level, root, [str(directory), *self.expose, *bot_dirs], self.hide, limits),
-                "socket_binds": [[b, str(directory / "referee.sock")] for b in binds],
-            }
-            command = [sys.executable, "-I", "-S", "-B", str(Path(__file__).resolve()), json.dumps(config)]
+                binds.append((_referee_socket(referee, root), REFEREE_SOCKET, "rw"))
+                environment["SIXNIMMT_REFEREE"] = f"unix:{REFEREE_SOCKET}"
+            command = [
+                *_prlimit(self.tools["prlimit"], limits, root),
+                *_bwrap(self.tools["bwrap"], root, binds, directory, limits),
+                *(_setpriv(self.tools["setpriv"], uid) if root else [self.tools["setpriv"], "--nnp", "--"]),
+                *argv,
+            ]
             process = SandboxedProcess(
-                [*command, "--", *argv],
+                command,
                 env=environment,
                 cwd=directory,
                 stdin=subprocess.DEVNULL,
@@ -365,7 +290,7 @@ class Sandbox:
             if lease:
                 lease.release()
             raise
-        process._attach(_Resources(directory, lease, process.pid, level.pid_ns))
+        process._attach(_Resources(directory, lease), limits)
         self._running.add(process)
         return process
 
@@ -387,10 +312,21 @@ class Sandbox:
 
 
 class SandboxedProcess(subprocess.Popen[bytes]):
-    """A sandboxed bot; waiting for it (``wait``, ``poll``, ``communicate``) releases its sandbox."""
+    """A sandboxed bot; waiting for it (``wait``, ``poll``, ``communicate``) releases its sandbox.
+
+    The process is bwrap's monitor, whose only child is the bot (PID 1 of its namespace).
+    bwrap reports a bot killed by signal N as status 128 + N; :attr:`returncode` gives it back
+    as ``-N``, like :class:`subprocess.Popen` (so a bot that exits with 128 + N itself reads as
+    killed by N). Every stopping signal (``terminate``, ``kill``) SIGKILLs the bot: PID 1 of a
+    namespace ignores the others unless it handles them.
+    """
 
     _resources: _Resources | None = None
     _finalizer: weakref.finalize | None = None  # type: ignore[type-arg]
+    _limits: Limits = Limits()
+    _stopped_by: int | None = None
+    rusage: Any = None
+    """The resource usage of the bot and what it waited for (``os.wait4``), once it has exited."""
 
     @property
     def directory(self) -> Path | None:
@@ -403,25 +339,65 @@ class SandboxedProcess(subprocess.Popen[bytes]):
         lease = self._resources.lease if self._resources else None
         return lease.uid if lease else None
 
-    def _attach(self, resources: _Resources) -> None:
+    @property
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user + system) the bot used, once it has exited."""
+        if self.rusage is None:
+            return None
+        return float(self.rusage.ru_utime + self.rusage.ru_stime)
+
+    def exit_reason(self) -> str | None:
+        """How the bot ended, in words: the limit that killed it when the sandbox knows.
+
+        ``None`` while it runs. For example ``exited with status 1``, ``killed by SIGKILL: CPU
+        time limit 600 s (RLIMIT_CPU) reached``, ``killed by SIGKILL: stopped by its launcher``.
+        Memory (``MemoryError``) and process (``EAGAIN``) limits fail calls instead of killing:
+        the bot's stderr tells those.
+        """
+        code = self.returncode
+        if code is None:
+            return None
+        if code >= 0:
+            return f"exited with status {code}"
+        number = -code
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        if self._stopped_by is not None:
+            return f"killed by {name}: stopped by its launcher"
+        cpu = self.cpu_seconds
+        limits = self._limits
+        # RLIMIT_CPU counts per process; the rusage sums the bot and what it reaped. The kernel
+        # kills slightly early by the rusage's count (0.05-0.15 s here), hence the slack.
+        cpu_limit = limits.cpu_s and cpu is not None and cpu >= 0.98 * limits.cpu_s - 0.25
+        if number in (signal.SIGKILL, signal.SIGXCPU) and cpu_limit:
+            return f"killed by {name}: CPU time limit {limits.cpu_s} s (RLIMIT_CPU) reached"
+        if number == signal.SIGXFSZ and limits.file_mb:
+            return f"killed by SIGXFSZ: file size limit {limits.file_mb} MB (RLIMIT_FSIZE) reached"
+        return f"killed by signal {number} ({name})"
+
+    def _attach(self, resources: _Resources, limits: Limits) -> None:
         self._resources = resources
+        self._limits = limits
         self._finalizer = weakref.finalize(self, resources.release)
 
     def send_signal(self, sig: int) -> None:
-        """Signal the bot; SIGKILL (``kill()``) goes to the bot itself, past its monitor."""
-        if sig == signal.SIGKILL and self._resources is not None and self._resources.pid_ns:
-            # Killing the monitor first would orphan the bot to PID 1, which may never reap it;
-            # killed, the bot is reaped by its monitor, which then exits by SIGKILL as well.
-            self.poll()
-            if self.returncode is not None:
-                return
-            inside = _children(self.pid)
-            for pid in inside:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            if inside:
-                return
-        super().send_signal(sig)
+        """Signal the bot; a stopping signal SIGKILLs it (see the class docstring)."""
+        self.poll()
+        if self.returncode is not None:
+            return
+        stopping = sig in STOPPING
+        if stopping:
+            self._stopped_by = sig
+        # The bot is bwrap's child: killed, it is reaped by bwrap, which then exits. Killing
+        # bwrap first would orphan the bot to PID 1, which in some containers never reaps.
+        inside = _children(self.pid)
+        for pid in inside:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL if stopping else sig)
+        if not inside and stopping:
+            super().send_signal(signal.SIGKILL)  # still starting: bwrap takes the bot with it
 
     def wait(self, timeout: float | None = None) -> int:
         """Wait for the process, then remove its directory and release its user."""
@@ -440,6 +416,32 @@ class SandboxedProcess(subprocess.Popen[bytes]):
         if self._finalizer is not None:
             self._finalizer()
 
+    # Popen's waiting hooks, with os.wait4 instead of os.waitpid to keep the bot's rusage.
+
+    def _wait4(self, pid: int, flags: int) -> tuple[int, int]:
+        done, status, usage = os.wait4(pid, flags)
+        if done:
+            self.rusage = usage
+        return done, status
+
+    def _try_wait(self, wait_flags: int) -> tuple[int, int]:
+        try:
+            return self._wait4(self.pid, wait_flags)
+        except ChildProcessError:
+            return self.pid, 0
+
+    def _internal_poll(self, _deadstate: Any = None, _waitpid: Any = None, **kwargs: Any) -> int | None:
+        code: int | None = super()._internal_poll(  # type: ignore[misc]
+            _deadstate, _waitpid=self._wait4, **kwargs
+        )
+        return code
+
+    def _handle_exitstatus(self, sts: int, *args: Any, **kwargs: Any) -> None:
+        super()._handle_exitstatus(sts, *args, **kwargs)  # type: ignore[misc]
+        code = self.returncode
+        if os.WIFEXITED(sts) and code is not None and 128 < code < 128 + signal.NSIG:
+            self.returncode = 128 - code
+
 
 @dataclass(slots=True)
 class _Resources:
@@ -447,21 +449,12 @@ class _Resources:
 
     directory: Path | None
     lease: _UidLease | None
-    pid: int
-    pid_ns: bool
     released: bool = field(default=False)
 
     def release(self) -> None:
         if self.released:
             return
         self.released = True
-        if not self.pid_ns:
-            # Without a PID namespace, children of the bot may outlive it.
-            if self.lease is not None:
-                _kill_uid(self.lease.uid)
-            else:
-                with contextlib.suppress(OSError):
-                    os.killpg(self.pid, signal.SIGKILL)
         if self.directory is not None:
             _remove_tree(self.directory)
         if self.lease is not None:
@@ -469,7 +462,11 @@ class _Resources:
 
 
 class _UidLease:
-    """A sandbox uid held by this process: an abstract Unix socket named after it is bound."""
+    """A sandbox uid held by this process: an abstract Unix socket named after it is bound.
+
+    The socket goes when the launcher does, so a crashed launcher leaks nothing; every launcher
+    in this network namespace sees every lease. A uid with live processes is never handed out.
+    """
 
     def __init__(self, uid: int, holder: socket.socket) -> None:
         self.uid = uid
@@ -500,27 +497,94 @@ class _UidLease:
             self._holder = None
 
 
-# -- helpers of the launcher ------------------------------------------------------------------
+# -- the command line: prlimit, bwrap, setpriv ------------------------------------------------
 
 
-def _rlimits(limits: Limits, root: bool) -> dict[str, int]:
+def _tools(bwrap: str | None) -> dict[str, str]:
+    """The absolute paths of bwrap, prlimit and setpriv, or a :class:`SandboxError` naming the missing one."""
+    found = {}
+    for tool, given in (("bwrap", bwrap), ("prlimit", None), ("setpriv", None)):
+        path = shutil.which(given or tool)
+        if path is None:
+            raise SandboxError(MISSING_TOOL.format(tool=given or tool))
+        found[tool] = os.path.realpath(path)
+    return found
+
+
+def _prlimit(prlimit: str, limits: Limits, root: bool) -> list[str]:
     values = limits.rlimits()
     if "RLIMIT_NPROC" in values and not root:
         # The count covers every process of the user, not only the bot's.
         values["RLIMIT_NPROC"] += _tasks_of(os.getuid())
-    return values
+    options = {"RLIMIT_CPU": "cpu", "RLIMIT_AS": "as", "RLIMIT_FSIZE": "fsize", "RLIMIT_NPROC": "nproc"}
+    return [prlimit, *(f"--{options[k]}={v}:{v}" for k, v in values.items()), "--core=0:0", "--"]
 
 
-def _describe(level: Level) -> str:
-    parts = [name for name, value in asdict(level).items() if value]
-    return "namespaces " + "+".join(parts) if parts else "no namespaces"
+def _bwrap(
+    bwrap: str, root: bool, binds: list[tuple[str, str, str]], directory: Path, limits: Limits
+) -> list[str]:
+    """bwrap's options: namespaces, the allow-listed root, the bot's directory as working directory."""
+    args = [bwrap, "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL"]
+    if root:
+        # No user namespace: the bot's uid must be a real host uid (its own process count and
+        # files), which setpriv switches to; --unshare-all would add one mapping only root.
+        args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        for cap in ROOT_CAPS:
+            args += ["--cap-add", cap]
+    else:
+        args += ["--unshare-all", "--unshare-user", "--disable-userns"]
+    args += ["--ro-bind", "/usr", "/usr"]
+    for name in SYSTEM_LINKS:
+        path = f"/{name}"
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    args += ["--perms", "0755", "--dir", "/etc", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    size = str(max(limits.file_mb, 1) * MIB)
+    args += ["--size", size, "--perms", "1777", "--tmpfs", "/tmp"]
+    args += ["--size", size, "--perms", "1777", "--tmpfs", "/dev/shm"]
+    made = {"/", "/usr", "/etc", "/proc", "/dev", "/tmp", "/dev/shm"}
+    bound: list[str] = ["/usr"]
+    for source, target, mode in sorted(binds, key=lambda b: (b[1].count("/"), b[1])):
+        if any(_under(target, b) for b in bound) and mode == "ro":
+            continue  # already inside a read-only bind
+        for parent in reversed(Path(target).parents):
+            if str(parent) not in made:
+                # bwrap would copy the host's modes (/root is 0700); the way down must be searchable.
+                args += ["--perms", "0755", "--dir", str(parent)]
+                made.add(str(parent))
+        args += ["--ro-bind" if mode == "ro" else "--bind", source, target]
+        made.add(target)
+        bound.append(target)
+    args += ["--chdir", str(directory), "--"]
+    return args
 
 
-def _bot_files(argv: list[str]) -> tuple[list[str], list[str]]:
-    """``argv`` with its bot file specs (``x.py``, ``x.py:Class``) absolute, and their directories.
+def _setpriv(setpriv: str, uid: int) -> list[str]:
+    """As root: drop to ``uid`` for good (real, effective and saved), no groups, no capabilities."""
+    return [
+        setpriv,
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--nnp",
+        "--pdeathsig=KILL",  # changing uid cleared bwrap's; the bot dies with bwrap's monitor
+        "--",
+    ]
 
-    The bot starts in its private directory, so a relative spec would not resolve; and the
-    directory must be bound back if it lies under a hidden directory or /tmp.
+
+# -- what a bot needs ----------------------------------------------------------------------------
+
+
+def _bot_files(argv: list[str], bots_in: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``argv`` with its bot file specs (``x.py``, ``x.py:Class``) absolute, and the bot directories.
+
+    The bot starts in its private directory, so a relative spec would not resolve. Its directory
+    is the one holding the file, or ``root/NAME`` when the file lies under a root of ``bots_in``.
     """
     result, directories = [argv[0]], []
     for arg in argv[1:]:
@@ -528,7 +592,12 @@ def _bot_files(argv: list[str]) -> tuple[list[str], list[str]]:
         path = stem + ".py" if sep else arg
         if path.endswith(".py") and os.path.isfile(path):
             absolute = os.path.realpath(path)
-            directories.append(os.path.dirname(absolute))
+            directory = os.path.dirname(absolute)
+            for root in bots_in:
+                if _under(absolute, root) and absolute != root:
+                    directory = os.path.join(root, os.path.relpath(absolute, root).split(os.sep)[0])
+                    break
+            directories.append(directory)
             arg = absolute + (f":{name}" if sep else "")
         result.append(arg)
     return result, directories
@@ -559,125 +628,47 @@ def _project_installed() -> bool:
     return True
 
 
-def _unix_path(address: str) -> str | None:
+def _needed_paths() -> list[str]:
+    """What the bot's Python reads: the interpreter, its prefixes and the project's packages."""
+    paths = {
+        os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
+    }
+    paths.add(os.path.dirname(os.path.realpath(sys.executable)))
+    for package in PROJECT_PACKAGES:
+        spec = import_util.find_spec(package)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            paths.add(os.path.realpath(location))
+    # Nested paths come with their parent.
+    return sorted(p for p in paths if not any(q != p and _under(p, q) for q in paths))
+
+
+def _referee_socket(address: str, root: bool) -> str:
+    """The host path of the referee's Unix socket, connectable by the bot's user."""
     if address.startswith("unix://"):
-        return address[len("unix://") :]
-    if address.startswith("unix:"):
-        return os.path.abspath(address[len("unix:") :])
-    return None
-
-
-def _expose_socket(address: str, directory: Path, level: Level, root: bool, binds: list[str]) -> str:
-    """Give the bot the referee's socket inside its directory; returns the address it uses."""
-    path = _unix_path(address)
-    if path is None:
-        if level.net_ns:
-            raise SandboxError(
-                f"the referee listens on {address!r}, which a bot without network cannot reach: "
-                "serve it on a Unix socket (unix:/path)"
-            )
-        return address
+        path = address[len("unix://") :]
+    elif address.startswith("unix:"):
+        path = os.path.abspath(address[len("unix:") :])
+    else:
+        raise SandboxError(
+            f"the referee listens on {address!r}, which a bot without network cannot reach: "
+            "serve it on a Unix socket (unix:/path)"
+        )
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
         raise SandboxError(f"no referee socket at {path}: {exc}") from None
+    if not stat.S_ISSOCK(mode):
+        raise SandboxError(f"the referee address {path} is not a socket")
     if root and mode & 0o006 != 0o006:
         os.chmod(path, stat.S_IMODE(mode) | 0o006)  # connect() needs write permission
-    target = directory / "referee.sock"
-    try:
-        os.link(path, target)
-    except OSError:
-        if not level.mounts:
-            if root and _blocked_ancestor(path) is not None:
-                raise SandboxError(
-                    f"the sandbox user cannot reach the referee socket {path} and it cannot be linked "
-                    f"into {directory}: make its directory searchable (chmod o+x) or put the sandbox "
-                    "directories on the same file system"
-                ) from None
-            return address
-        target.touch(mode=0o666)
-        binds.append(path)
-    if len(os.fsencode(target)) < SUN_PATH_MAX:
-        return f"unix:{target}"
-    # Too long for a socket address: relative to the bot's working directory, where it starts.
-    return f"unix:{target.name}"
-
-
-def _needed_paths() -> list[str]:
-    """What the bot's Python must read: the interpreter, its prefixes and the project."""
-    paths = {
-        os.path.realpath(p)
-        for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, _PROJECT)
-    }
-    paths.add(os.path.dirname(os.path.realpath(sys.executable)))
-    return sorted(paths)
-
-
-def _blocked_ancestor(path: str) -> str | None:
-    """The first directory above ``path`` that other users cannot search (None: all can)."""
-    current = "/"
-    for part in Path(path).parts[1:-1]:
-        current = os.path.join(current, part)
-        try:
-            if not os.stat(current).st_mode & stat.S_IXOTH:
-                return current
-        except OSError:
-            return None
-    return None
+    return os.path.realpath(path)
 
 
 def _under(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
-def _mount_plan(
-    level: Level, root: bool, extra: Iterable[str], hide: Iterable[str], limits: Limits
-) -> dict[str, Any]:
-    """The tmpfs covers, the bind mounts restoring what the bot needs beneath them, the masks.
-
-    ``extra`` paths (the bot's directory, exposed paths) are needed as well; directories other
-    users cannot search are hidden (as root); /tmp, /var/tmp and /dev/shm get a private tmpfs;
-    ``hide`` paths that the bot would see are masked (files by /dev/null, directories by an
-    empty tmpfs).
-    """
-    if not level.mounts:
-        return {"covers": [], "binds": [], "masks": []}
-    needed = [*_needed_paths(), *extra]
-    hidden = {a for p in needed if root and (a := _blocked_ancestor(p)) is not None}
-    covers: dict[str, str] = {d: "0755" for d in hidden}
-    for tmp in TMP_COVERS:
-        if os.path.isdir(tmp) and not any(_under(tmp, p) for p in needed):
-            covers[tmp] = "1777"
-    # Only the outermost covers count: an inner one is hidden by the outer anyway.
-    outer = {d: m for d, m in covers.items() if not any(o != d and _under(d, o) for o in covers)}
-    binds = sorted({p for p in needed if any(_under(p, d) and p != d for d in outer)})
-    # A path inside another bound path comes back with it.
-    binds = [p for p in binds if not any(q != p and _under(p, q) for q in binds)]
-    masks = [
-        p
-        for p in hide
-        if os.path.exists(p)
-        and (not any(_under(p, d) for d in outer) or any(_under(p, b) and p != b for b in binds))
-    ]
-    size = max(limits.file_mb, 1)
-    return {
-        "covers": [[d, m, size if m == "1777" else 1] for d, m in sorted(outer.items())],
-        "binds": binds,
-        "masks": masks,
-    }
-
-
-def _store_files() -> list[str]:
-    """The files of the SQLite store named by ``SIXNIMMT_DATABASE_URL`` (none for other stores)."""
-    from referee.settings import load
-
-    url = load().database_url
-    if not url.startswith("sqlite:///"):
-        return []
-    path = url[len("sqlite:///") :].split("?", 1)[0]
-    if not path or path == ":memory:":
-        return []
-    return [path + suffix for suffix in ("", "-wal", "-shm", "-journal")]
+# -- processes and files ------------------------------------------------------------------------
 
 
 def _remove_tree(directory: Path) -> None:
@@ -717,29 +708,7 @@ def _children(pid: int) -> list[int]:
         with open(f"/proc/{pid}/task/{pid}/children") as f:
             return [int(c) for c in f.read().split()]
     except OSError:
-        pass
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        found.append(int(name))
-            except (OSError, ValueError, IndexError):
-                continue
-    return found
-
-
-def _kill_uid(uid: int) -> None:
-    """SIGKILL every process of ``uid`` until none is left (a fork bomb is capped by its rlimit)."""
-    for _ in range(100):
-        pids = _processes_of(uid)
-        if not pids:
-            return
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.01)
+        return []
 
 
 def _tasks_of(uid: int) -> int:
@@ -753,150 +722,3 @@ def _tasks_of(uid: int) -> int:
             except OSError:
                 continue
     return total
-
-
-# -- the bootstrap: runs as ``python -I -S sandbox.py CONFIG -- ARGV`` ---------------------------
-
-
-class _SetupError(Exception):
-    pass
-
-
-def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        err = ctypes.get_errno()
-        raise _SetupError(f"{what}: {os.strerror(err)} (errno {errno.errorcode.get(err, err)})")
-
-
-def _mount(
-    libc: ctypes.CDLL, source: str | None, target: str, fstype: str | None, flags: int, data: str | None
-) -> None:
-    def b(s: str | None) -> bytes | None:
-        return s.encode() if s is not None else None
-
-    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
-    _check(libc.mount(b(source), b(target), b(fstype), flags, b(data)), f"mount {target}")
-
-
-def _write(path: str, text: str) -> None:
-    with open(path, "w") as f:
-        f.write(text)
-
-
-def _setup_mounts(libc: ctypes.CDLL, config: dict[str, Any], proc: bool) -> None:
-    _mount(libc, None, "/", None, MS_REC | MS_PRIVATE, None)  # nothing leaks to the host
-    held = {p: os.open(p, os.O_PATH) for p in config["binds"]}
-    held.update({s: os.open(s, os.O_PATH) for s, _ in config["socket_binds"]})
-    for directory, mode, size_mb in config["covers"]:
-        data = f"mode={mode},size={size_mb}m,nr_inodes=4096"
-        _mount(libc, "tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, data)
-    for path in config["binds"]:
-        if os.path.isdir(f"/proc/self/fd/{held[path]}"):
-            os.makedirs(path, mode=0o755, exist_ok=True)
-        else:
-            os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
-            if not os.path.exists(path):
-                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
-        _mount(libc, f"/proc/self/fd/{held[path]}", path, None, MS_BIND | MS_REC, None)
-    for source, target in config["socket_binds"]:
-        _mount(libc, f"/proc/self/fd/{held[source]}", target, None, MS_BIND, None)
-    for fd in held.values():
-        os.close(fd)
-    for path in config["masks"]:
-        if os.path.isdir(path):
-            _mount(libc, "tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m,nr_inodes=16")
-        else:
-            _mount(libc, "/dev/null", path, None, MS_BIND, None)
-    if proc:
-        _mount(libc, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
-
-
-def _monitor(child: int) -> NoReturn:
-    """Outside the PID namespace: forward signals to the bot, then exit as it did."""
-    received: list[int] = []
-    # PID 1 of a namespace ignores signals it has no handler for (SIGTERM), so stop it for good.
-    forward = {signal.SIGTERM: signal.SIGKILL, signal.SIGHUP: signal.SIGKILL, signal.SIGQUIT: signal.SIGKILL}
-
-    def relay(signum: int, _frame: object) -> None:
-        received.append(signum)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(child, forward.get(signal.Signals(signum), signum))
-
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
-        signal.signal(s, relay)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    _, status = os.waitpid(child, 0)
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        if sig == signal.SIGKILL and received and received[-1] in forward:
-            sig = received[-1]
-        for s in signal.Signals:
-            if s not in (signal.SIGKILL, signal.SIGSTOP):
-                signal.signal(s, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
-        os.kill(os.getpid(), sig)
-        time.sleep(1)
-        os._exit(128 + sig)
-    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else SETUP_FAILED)
-
-
-def _bootstrap(config: dict[str, Any], argv: list[str]) -> NoReturn:
-    """Set the sandbox up around this process and exec ``argv`` (see the module docstring)."""
-    level = Level(**config["level"])
-    libc = _libc()
-    libc.unshare.argtypes = [ctypes.c_int]
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    uid, gid = os.getuid(), os.getgid()
-    first = (CLONE_NEWUSER if level.user_ns else 0) | (CLONE_NEWPID if level.pid_ns else 0)
-    if first:
-        _check(libc.unshare(first), "unshare(user/pid)")
-    if level.user_ns:
-        _write("/proc/self/setgroups", "deny")
-        _write("/proc/self/uid_map", f"{uid} {uid} 1")
-        _write("/proc/self/gid_map", f"{gid} {gid} 1")
-    if level.pid_ns:
-        child = os.fork()
-        if child:
-            _monitor(child)
-        _check(libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0), "prctl(PDEATHSIG)")
-    second = (CLONE_NEWNS if level.mounts else 0) | (CLONE_NEWNET if level.net_ns else 0)
-    if second:
-        _check(libc.unshare(second), "unshare(mount/net)")
-    if level.mounts:
-        _setup_mounts(libc, config, level.proc)
-    for name, value in config["rlimits"].items():
-        limit = getattr(resource, name)
-        hard = resource.getrlimit(limit)[1]
-        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(limit, (value, value))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    os.chdir(config["workdir"])
-    os.umask(0o077)
-    if config["uid"] is not None:
-        os.setgroups([])
-        os.setresgid(config["gid"], config["gid"], config["gid"])
-        os.setresuid(config["uid"], config["uid"], config["uid"])
-        if level.pid_ns:  # changing credentials cleared it
-            _check(libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0), "prctl(PDEATHSIG)")
-    _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
-    os.execvpe(argv[0], argv, dict(os.environ))
-
-
-def _bootstrap_main(args: list[str]) -> NoReturn:
-    try:
-        config, dash, argv = json.loads(args[0]), args[1], args[2:]
-        if dash != "--" or not argv:
-            raise _SetupError("usage: sandbox.py CONFIG -- ARGV")
-        _bootstrap(config, argv)
-    except (_SetupError, OSError, ValueError, KeyError) as exc:
-        sys.stderr.write(f"sandbox: setup failed: {exc}\n")
-        sys.stderr.flush()
-        os._exit(SETUP_FAILED)
-
-
-if __name__ == "__main__":
-    _bootstrap_main(sys.argv[1:])

@@ -1,8 +1,10 @@
 """The bot sandbox, shown with real processes: one test per limit and per protection.
 
 Each test starts ``tests/workers/sandbox_bots/probe.py`` (a deliberately misbehaving bot) in
-a :class:`~workers.sandbox.Sandbox` and reads back what it could and could not do. The last
-test plays a full game with a reference bot sandboxed under a real referee.
+a :class:`~workers.sandbox.Sandbox` and reads back what it could and could not do; where a
+protection could silently do nothing, the same probe first succeeds outside the sandbox. The
+last test plays a full game with a reference bot sandboxed under a real referee. Nothing skips
+for want of bubblewrap: without ``bwrap`` the sandbox refuses, and these tests fail.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from referee.settings import load as load_settings
 from workers.sandbox import Limits, Sandbox, SandboxedProcess, SandboxError
 
 PROBE = str(Path(__file__).resolve().parent / "sandbox_bots" / "probe.py")
+PROJECT = Path(__file__).resolve().parents[2]
 ROOT = os.geteuid() == 0
 
 
@@ -38,11 +41,15 @@ USED_UIDS: set[int] = set()
 class TrackedSandbox(Sandbox):
     """A :class:`Sandbox` noting the uid of each bot it starts, to look for leftovers."""
 
-    def __call__(self, argv: list[str], env: dict[str, str]) -> SandboxedProcess:
-        process = super().__call__(argv, env)
+    def __call__(self, argv: list[str], env: dict[str, str], **kwargs: Any) -> SandboxedProcess:
+        process = super().__call__(argv, env, **kwargs)
         if process.uid is not None:
             USED_UIDS.add(process.uid)
         return process
+
+
+def _under(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
 def _processes_of(uids: set[int]) -> list[int]:
@@ -86,12 +93,38 @@ def run_probe(
     return process, json.loads(lines[-1]) if lines else None, err.decode()
 
 
+def probe_outside(*args: str) -> Any:
+    """Run the probe unconfined, as root: what the sandbox must take away."""
+    done = subprocess.run([sys.executable, PROBE, *args], capture_output=True, check=True, timeout=60)
+    return json.loads(done.stdout.decode().splitlines()[-1])
+
+
+def host_unix_sockets() -> list[str]:
+    """Every Unix socket address of this network namespace: paths, and ``@name`` for abstract ones."""
+    found = []
+    for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+        fields = line.split()
+        if len(fields) >= 8 and fields[7] not in found:
+            found.append(fields[7])
+    return found
+
+
 def test_what_is_enforced_here_is_reported(workdir: Path) -> None:
     enforced = sandbox(workdir).enforced()
     assert enforced.limits and enforced.private_dir and enforced.clean_env
+    assert enforced.network and enforced.pid_namespace and enforced.private_mounts and enforced.no_new_privs
     assert enforced.as_root is ROOT
     assert enforced.separate_user is ROOT
     print("enforced here:", ", ".join(enforced.holding()), "|", "; ".join(enforced.notes))
+
+
+def test_without_bubblewrap_the_sandbox_refuses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Never a bot unconfined: a missing bwrap is an error that says what to install.
+    with pytest.raises(SandboxError, match="bubblewrap"):
+        Sandbox(bwrap=str(tmp_path / "no-bwrap-here"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(SandboxError, match=r"bwrap is not installed.*apt-get install bubblewrap"):
+        Sandbox()
 
 
 def test_limits_come_from_the_settings() -> None:
@@ -121,6 +154,8 @@ def test_cpu_time_is_limited(workdir: Path) -> None:
     # The probe printed its CPU time every 50 ms until it was killed: it never got past 1 s.
     used = [float(line) for line in out.decode().split()]
     assert 0.5 < used[-1] <= 1.0, used[-3:]
+    assert process.exit_reason() == "killed by SIGKILL: CPU time limit 1 s (RLIMIT_CPU) reached"
+    assert process.cpu_seconds is not None and used[-1] <= process.cpu_seconds < 1.2
 
 
 def test_memory_is_limited(workdir: Path) -> None:
@@ -166,11 +201,10 @@ def test_each_bot_gets_a_private_directory_removed_afterwards(workdir: Path) -> 
     assert seen["tmpdir"] == seen["gettempdir"] == str(directory / "tmp")
     assert seen["listing"] == ["mine.txt", "tmp"]
     assert outputs[1]["cwd"] != seen["cwd"]
-    if box.enforced().private_mounts:
-        # /tmp is a private tmpfs holding only the way down to the bot's own directory, and to
-        # what the bot must run (the project and its virtualenv, wherever a checkout lives).
-        needed = [str(directory), str(Path(__file__).resolve().parents[2]), sys.prefix]
-        assert all(any(p.startswith(f"/tmp/{entry}/") for p in needed) for entry in seen["tmp"]), seen["tmp"]
+    # /tmp is a private tmpfs holding only the way down to the bot's own directory, and to
+    # what the bot must run (the project and its virtualenv, wherever a checkout lives).
+    needed = [str(directory), str(Path(__file__).resolve().parents[2]), sys.prefix]
+    assert all(any(_under(p, f"/tmp/{entry}") for p in needed) for entry in seen["tmp"]), seen["tmp"]
     assert not directory.exists() and first.directory is not None
 
 
@@ -207,15 +241,15 @@ def test_the_environment_is_scrubbed(workdir: Path, monkeypatch: pytest.MonkeyPa
     finally:
         listener.close()
     assert process.returncode == 0, err
-    allowed = {"PATH", "LANG", "HOME", "TMPDIR", "PYTHONPATH", "SIXNIMMT_REFEREE", "SIXNIMMT_TOKEN"}
+    # PWD: bwrap's, the bot's own working directory.
+    allowed = {"PATH", "LANG", "HOME", "TMPDIR", "PYTHONPATH", "PWD", "SIXNIMMT_REFEREE", "SIXNIMMT_TOKEN"}
     assert set(seen) <= allowed, set(seen) - allowed
     assert "SIXNIMMT_DATABASE_URL" not in seen and "SIXNIMMT_BROKER_URL" not in seen
     assert secret_name not in seen
     assert not any("hunter2" in v or secret_value in v for v in seen.values())
     assert seen["SIXNIMMT_TOKEN"] == "t0k3n"
-    # The socket, linked into the bot's own directory (relative if the absolute path is too long).
-    address = seen["SIXNIMMT_REFEREE"]
-    assert address.startswith("unix:") and address.endswith("referee.sock") and address != f"unix:{path}"
+    # The socket, bound into the bot's root at a short fixed path.
+    assert seen["SIXNIMMT_REFEREE"] == "unix:/referee.sock"
 
 
 @pytest.mark.skipif(
@@ -230,35 +264,148 @@ def test_the_store_is_unreadable(workdir: Path) -> None:
         control.write_text("anyone may read this")
         os.chmod(store, 0o600)
         os.chmod(control, 0o644)
-        # expose: the directory is visible in the sandbox (not hidden by its private /tmp), so
-        # only the file's mode stands between the bot and the store.
-        box = sandbox(workdir, expose=[store_dir], hide=[])
-        process, result, err = run_probe(box, "read", str(store), str(control), "/root/.bashrc")
+        # Not listed: not there at all, whatever its mode.
+        process, result, err = run_probe(sandbox(workdir), "read", str(store), str(control), "/root/.bashrc")
+        assert process.returncode == 0, err
+        assert result == dict.fromkeys([str(store), str(control), "/root/.bashrc"], "FileNotFoundError")
+        # Exposed on purpose: then only the file's mode stands between the bot and the store.
+        process, result, err = run_probe(
+            sandbox(workdir, expose=[store_dir]), "read", str(store), str(control)
+        )
         assert process.returncode == 0, err
         assert result[str(control)] == "anyone may read this"
         assert result[str(store)] == "PermissionError"
-        assert result["/root/.bashrc"] in ("PermissionError", "FileNotFoundError")
-        # A store file others could read is masked when named in ``hide`` (by default, the
-        # SQLite file of SIXNIMMT_DATABASE_URL).
-        os.chmod(store, 0o644)
-        box = sandbox(workdir, expose=[store_dir], hide=[store])
-        if box.enforced().private_mounts:
-            process, result, err = run_probe(box, "read", str(store))
-            assert process.returncode == 0, err
-            assert result[str(store)] == ""
     finally:
         for path in store_dir.iterdir():
             path.unlink()
         store_dir.rmdir()
 
 
+def test_the_root_holds_only_the_allow_list(workdir: Path) -> None:
+    box = sandbox(workdir)
+    tops = ["/", "/etc", "/root", "/home", "/run", "/var", "/var/run", "/mnt", "/srv", "/opt", "/boot"]
+    outside = probe_outside("listdir", *tops)
+    assert outside["/run"] != "FileNotFoundError" and "passwd" in outside["/etc"]  # there is much to hide
+    process, inside, err = run_probe(box, "listdir", *tops)
+    assert process.returncode == 0, err
+    expected_top = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "proc", "dev", "tmp"}
+    expected_top |= {Path(p).parts[1] for p in (sys.prefix, sys.base_prefix, str(workdir), PROJECT)}
+    assert set(inside["/"]) <= expected_top, set(inside["/"]) - expected_top
+    assert inside["/etc"] == ["ld.so.cache"]
+    for gone in ("/home", "/run", "/var", "/var/run", "/mnt", "/srv", "/opt", "/boot"):
+        assert inside[gone] == "FileNotFoundError", (gone, inside[gone])
+    # Of /root only the way down to the interpreter, if it lives there (pyenv).
+    assert inside["/root"] == "FileNotFoundError" or all(
+        any(_under(p, f"/root/{e}") for p in (sys.base_prefix, sys.prefix)) for e in inside["/root"]
+    ), inside["/root"]
+    # The whole visible tree, /usr and the interpreter aside: the bot's directory and the project.
+    process, files, err = run_probe(box, "files", "/")
+    assert process.returncode == 0, err
+    bot_dir = os.path.dirname(PROBE)  # the bot's own files
+    allowed = ["/usr", "/etc/ld.so.cache", sys.prefix, sys.base_prefix, "/dev", str(workdir), bot_dir]
+    allowed += [str(PROJECT / p) for p in ("bot_sdk", "referee", "sixnimmt")]
+    allowed += [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)]
+    stray = [f for f in files if not any(_under(f, a) for a in allowed)]
+    assert stray == [], stray[:20]
+    # Of the project, its three packages (and venv) only: not the league, the tests, the store or .git.
+    kept = [str(PROJECT / d) for d in ("bot_sdk", "referee", "sixnimmt", ".venv")] + [bot_dir]
+    assert [f for f in files if _under(f, str(PROJECT)) and not any(_under(f, k) for k in kept)] == []
+    assert str(PROJECT / "bot_sdk" / "run.py") in files
+
+
+def test_no_host_unix_socket_is_reachable(workdir: Path, tmp_path: Path) -> None:
+    # Sockets the probe can surely reach from outside: a filesystem one in an open directory and
+    # an abstract one, so that every refusal inside is the sandbox's doing.
+    open_dir = Path(tempfile.mkdtemp(prefix="sixnimmt-sockets-"))
+    open_dir.chmod(0o777)
+    ours = open_dir / "open.sock"
+    listeners = [socket.socket(socket.AF_UNIX), socket.socket(socket.AF_UNIX), socket.socket(socket.AF_UNIX)]
+    abstract = f"@sixnimmt-test-{secrets.token_hex(4)}"
+    referee = tmp_path / "referee" / "r.sock"
+    referee.parent.mkdir(mode=0o700)
+    try:
+        listeners[0].bind(str(ours))
+        ours.chmod(0o777)
+        listeners[1].bind("\0" + abstract[1:])
+        listeners[2].bind(str(referee))
+        for listener in listeners:
+            listener.listen(64)
+        addresses = host_unix_sockets()
+        assert str(ours) in addresses and abstract in addresses and str(referee) in addresses
+        outside = probe_outside("unix", *addresses)
+        assert outside[str(ours)] == outside[abstract] == "connected"
+        box = sandbox(workdir)
+        process, inside, err = run_probe(
+            box, "unix", *addresses, "/referee.sock", env={"SIXNIMMT_REFEREE": f"unix:{referee}"}
+        )
+    finally:
+        for listener in listeners:
+            listener.close()
+        ours.unlink(missing_ok=True)
+        open_dir.rmdir()
+    assert process.returncode == 0, err
+    print(
+        f"{len(addresses)} host sockets tried, e.g.", sorted(addresses)[:6], "→", sorted(set(inside.values()))
+    )
+    assert inside.pop("/referee.sock") == "connected"  # the one way out
+    # The postgres, mysql, lease and our own sockets alike: no such file (not in the root) or
+    # connection refused (abstract: the network namespace has its own abstract namespace).
+    assert all(result in ("ENOENT", "ECONNREFUSED") for result in inside.values()), inside
+
+
+def test_postgresql_is_unreachable(workdir: Path) -> None:
+    pg_socket = "/var/run/postgresql/.s.PGSQL.5432"
+    outside = probe_outside("unix", pg_socket)
+    if outside[pg_socket] != "connected":
+        pytest.fail(f"PostgreSQL does not listen on {pg_socket} here: {outside}")
+    box = sandbox(workdir)
+    process, by_socket, err = run_probe(box, "unix", pg_socket, "/run/postgresql/.s.PGSQL.5432")
+    assert process.returncode == 0, err
+    assert set(by_socket.values()) == {"ENOENT"}, by_socket
+    process, by_tcp, err = run_probe(box, "connect", "127.0.0.1:5432", "localhost:5432")
+    assert process.returncode == 0, err
+    assert all(result != "connected" for result in by_tcp.values()), by_tcp
+
+
+@pytest.mark.skipif(not ROOT, reason="bots of one user share it")
+def test_a_bot_reads_no_other_bots_files(workdir: Path, tmp_path: Path) -> None:
+    # A block's layout (workers.execute): a private root, one directory per bot.
+    block = tmp_path / "block"
+    block.mkdir(mode=0o700)
+    secrets_of = {}
+    for n in range(3):
+        bot = block / f"bot{n}"
+        bot.mkdir()
+        (bot / "main.py").write_text(Path(PROBE).read_text())
+        (bot / "secret.txt").write_text(f"strategy of bot {n}")
+        for path in (bot, bot / "main.py", bot / "secret.txt"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        secrets_of[n] = str(bot / "secret.txt")
+    (block / "referee.sock").write_text("")  # the block root's other tenant
+    box = sandbox(workdir, bots_in=[block])
+    for n in range(3):
+        rivals = [p for m, p in secrets_of.items() if m != n]
+        process = box(
+            [sys.executable, str(block / f"bot{n}" / "main.py"), "read", secrets_of[n], *rivals], {}
+        )
+        out, err = process.communicate(timeout=20)
+        assert process.returncode == 0, err.decode()
+        result = json.loads(out)
+        assert result[secrets_of[n]] == f"strategy of bot {n}"  # its own, yes
+        assert all(result[p] == "FileNotFoundError" for p in rivals), result
+        process = box([sys.executable, str(block / f"bot{n}" / "main.py"), "files", str(block)], {})
+        out, err = process.communicate(timeout=20)
+        assert process.returncode == 0, err.decode()
+        assert json.loads(out) == sorted(str(block / f"bot{n}" / f) for f in ("main.py", "secret.txt"))
+
+
 @pytest.mark.parametrize("base", ["tmp", "shm"])
 def test_the_referee_socket_is_reachable(workdir: Path, tmp_path: Path, base: str) -> None:
-    # The socket sits in a 0700 directory of root's; the bot, another user, gets a hard link to
-    # it in its own directory, or a bind mount when that is on another file system (/dev/shm).
+    # The socket sits in a 0700 directory of root's, the bots' directories anywhere (/dev/shm:
+    # another file system); the bot gets the socket bound at /referee.sock.
     if base == "shm":
-        if not os.path.isdir("/dev/shm") or os.stat("/dev/shm").st_dev == os.stat(tmp_path).st_dev:
-            pytest.skip("/dev/shm is not another file system here")
+        if not os.path.isdir("/dev/shm"):
+            pytest.skip("no /dev/shm here")
         bots = Path(tempfile.mkdtemp(prefix="sixnimmt-test-", dir="/dev/shm"))
     else:
         bots = workdir
@@ -277,7 +424,7 @@ def test_the_referee_socket_is_reachable(workdir: Path, tmp_path: Path, base: st
             assert conn.recv(5) == b"hello"
         out, err = process.communicate(timeout=20)
         assert process.returncode == 0, err.decode()
-        assert json.loads(out)["outcome"] == "connected"
+        assert json.loads(out) == {"address": "/referee.sock", "outcome": "connected"}
     finally:
         listener.close()
         if base == "shm":
@@ -287,16 +434,11 @@ def test_the_referee_socket_is_reachable(workdir: Path, tmp_path: Path, base: st
 
 def test_there_is_no_network(workdir: Path) -> None:
     box = sandbox(workdir)
-    if not box.enforced().network:
-        pytest.skip("no network namespace here: " + "; ".join(box.enforced().notes))
     listener = socket.create_server(("127.0.0.1", 0))
     try:
         own = f"127.0.0.1:{listener.getsockname()[1]}"
         targets = [own, "127.0.0.1:5432", "127.0.0.1:6379"]  # ours, PostgreSQL, Redis
-        outside = subprocess.run(
-            [sys.executable, PROBE, "connect", *targets], capture_output=True, check=True
-        ).stdout
-        assert json.loads(outside)[own] == "connected"  # the probe does connect when it may
+        assert probe_outside("connect", *targets)[own] == "connected"  # the probe does connect when it may
         process, inside, err = run_probe(box, "connect", *targets)
     finally:
         listener.close()
@@ -305,12 +447,9 @@ def test_there_is_no_network(workdir: Path) -> None:
     assert inside[own] in ("ENETUNREACH", "ECONNREFUSED", "EHOSTUNREACH")
 
 
-def test_a_tcp_referee_is_refused_without_network(workdir: Path) -> None:
-    box = sandbox(workdir)
-    if not box.enforced().network:
-        pytest.skip("no network namespace here")
+def test_a_tcp_referee_is_refused(workdir: Path) -> None:
     with pytest.raises(SandboxError, match="Unix socket"):
-        box([sys.executable, PROBE, "env"], {"SIXNIMMT_REFEREE": "127.0.0.1:50051"})
+        sandbox(workdir)([sys.executable, PROBE, "env"], {"SIXNIMMT_REFEREE": "127.0.0.1:50051"})
 
 
 def test_no_process_outlives_its_bot(workdir: Path) -> None:
@@ -329,8 +468,10 @@ def test_terminate_and_close_stop_a_running_bot(workdir: Path) -> None:
     for process in (first, second):
         assert process.stdout is not None
         assert json.loads(process.stdout.readline()) == "sleeping"
+    # The bot is PID 1 of its namespace, which ignores SIGTERM: stopping is SIGKILL.
     first.terminate()
-    assert first.wait(5) == -signal.SIGTERM
+    assert first.wait(5) == -signal.SIGKILL
+    assert first.exit_reason() == "killed by SIGKILL: stopped by its launcher"
     box.close()
     assert second.returncode == -signal.SIGKILL
     for process in (first, second):
@@ -338,6 +479,29 @@ def test_terminate_and_close_stop_a_running_bot(workdir: Path) -> None:
         process.stdout.close()
         assert process.stderr is not None
         process.stderr.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "returncode", "reason"),
+    [
+        (["status", "3"], 3, "exited with status 3"),
+        (["status", "0"], 0, "exited with status 0"),
+        (["segfault"], -signal.SIGSEGV, "killed by signal 11 (SIGSEGV)"),
+    ],
+)
+def test_exit_reasons(workdir: Path, args: list[str], returncode: int, reason: str) -> None:
+    process, _, _ = run_probe(sandbox(workdir), *args)
+    assert process.returncode == returncode
+    assert process.exit_reason() == reason
+
+
+def test_stderr_can_be_piped_per_launch(workdir: Path) -> None:
+    # What spawn_bot asks for to keep a bot's errors: the launcher's own default is overridden.
+    box = TrackedSandbox(Limits(), workdir, stdout=subprocess.PIPE)
+    process = box([sys.executable, PROBE, "stderr"], {}, stderr=subprocess.PIPE)
+    out, err = process.communicate(timeout=20)
+    assert json.loads(out) == "done" and err == b"the bot's own words\n"
+    assert process.exit_reason() == "exited with status 0"
 
 
 # -- end to end ----------------------------------------------------------------------------------

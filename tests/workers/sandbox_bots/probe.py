@@ -1,8 +1,9 @@
 """A misbehaving "bot" for the sandbox tests: ``probe.py ACTION [ARGS]`` prints what happened as JSON.
 
 Actions: ``cpu`` (spin, printing CPU seconds used), ``memory SMALL_MB BIG_MB``, ``write MB``,
-``fork``, ``whereami``, ``env``, ``read PATH...``, ``connect HOST:PORT...``, ``referee``,
-``daemon``, ``sleep``.
+``fork``, ``whereami``, ``env``, ``read PATH...``, ``connect HOST:PORT...``, ``unix PATH...``
+(``@name``: an abstract socket), ``listdir PATH...``, ``files PATH`` (every file visible below),
+``referee``, ``daemon``, ``sleep``, ``status N``, ``segfault``, ``stderr``.
 """
 
 from __future__ import annotations
@@ -122,6 +123,61 @@ def connect(*targets: str) -> None:
         except OSError as exc:
             result[target] = error_name(exc) if exc.errno else type(exc).__name__
     say(result)
+
+
+def unix(*paths: str) -> None:
+    """Connect to each Unix socket (``@name``: abstract), trying each socket type in turn."""
+    result = {}
+    for path in paths:
+        address = "\0" + path[1:] if path.startswith("@") else path
+        outcome = "?"
+        for kind in (socket.SOCK_STREAM, socket.SOCK_SEQPACKET, socket.SOCK_DGRAM):
+            try:
+                with socket.socket(socket.AF_UNIX, kind) as conn:
+                    conn.settimeout(2)
+                    conn.connect(address)
+                    outcome = "connected"
+                    break
+            except OSError as exc:
+                outcome = error_name(exc) if exc.errno else type(exc).__name__
+                if exc.errno != errno.EPROTOTYPE:
+                    break
+        result[path] = outcome
+    say(result)
+
+
+def listdir(*paths: str) -> None:
+    result: dict[str, object] = {}
+    for path in paths:
+        try:
+            result[path] = sorted(os.listdir(path))
+        except OSError as exc:
+            result[path] = type(exc).__name__
+    say(result)
+
+
+def files(top: str) -> None:
+    """Every regular file below ``top`` that this process can see (not through /proc)."""
+    found = []
+    for directory, subdirs, names in os.walk(top):
+        subdirs[:] = [d for d in subdirs if os.path.join(directory, d) not in ("/proc", "/sys")]
+        found += [os.path.join(directory, n) for n in names]
+    say(sorted(found))
+
+
+def status(code: str) -> None:
+    sys.exit(int(code))
+
+
+def segfault() -> None:
+    import ctypes
+
+    ctypes.string_at(0)
+
+
+def stderr() -> None:
+    sys.stderr.write("the bot's own words\n")
+    say("done")
 
 
 def referee() -> None:
