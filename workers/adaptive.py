@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,10 @@ other pairs' tables), and most orders that go wrong are put right by later round
 
 DEALS_PER_PAIR = 2
 """New deals per still-uncertain adjacent pair and round."""
+
+CHAIN_FILL = True
+"""Fill a pair's table first with bots that complete other uncertain pairs (nearest in the order
+first): one table of four consecutive uncertain bots informs three gaps at once."""
 
 FIRST_ROUND_MAX = 120
 """Above this many tables, the first round is a seeded covering instead of every table."""
@@ -192,28 +197,71 @@ def plan_next(
         for pair in itertools.combinations(sorted(block.entrants), 2):
             together[pair] = together.get(pair, 0) + 1
     number = max(b.number for b in planned) + 1
+    uncertain = [tuple(sorted((p.upper, p.lower))) for p in state.uncertain]
+    place = {p: i for i, p in enumerate(_order(standings))}
     new: list[Block] = []
     for _ in range(DEALS_PER_PAIR):
-        for pair in state.uncertain:
+        covered: set[tuple[int, ...]] = set()
+        for a, b in uncertain:
+            if (a, b) in covered:
+                continue
             if len(new) >= left:
                 return new
-            a, b = sorted((pair.upper, pair.lower))
-            done = together.get((a, b), 0)
-            table = _table_for(a, b, done, entrants, table_size, seed)
+            turn = together.get((a, b), 0)
+            table = _table_for(a, b, turn, entrants, table_size, seed, uncertain, covered, place)
             for key in itertools.combinations(table, 2):
                 together[key] = together.get(key, 0) + 1
+                covered.add(key)
             new.append(Block(number, table, _deal_seed(seed, number)))
             number += 1
     return new
 
 
-def _table_for(a: int, b: int, turn: int, entrants: int, table_size: int, seed: int) -> tuple[int, ...]:
-    """A table seating a and b, the other seats the ``turn``-th fill of a seeded cycle."""
+def _order(standings: ranking.Standings) -> list[int]:
+    """The fitted order, from the rows or, failing those, from the chain of adjacent pairs."""
+    if standings.rows:
+        return standings.order()
+    return [standings.pairs[0].upper, *(p.lower for p in standings.pairs)] if standings.pairs else []
+
+
+def _table_for(
+    a: int,
+    b: int,
+    turn: int,
+    entrants: int,
+    table_size: int,
+    seed: int,
+    uncertain: Sequence[tuple[int, ...]] = (),
+    covered: set[tuple[int, ...]] | frozenset[tuple[int, ...]] = frozenset(),
+    place: Mapping[int, int] | None = None,
+) -> tuple[int, ...]:
+    """A table seating a and b; the other seats first complete other uncertain pairs, then the
+    ``turn``-th fill of a seeded cycle through the rest of the field."""
+    seated = [a, b]
+    if CHAIN_FILL and place is not None:
+        open_pairs = [pair for pair in uncertain if pair not in covered and pair != (a, b)]
+        while len(seated) < table_size:
+            gains = Counter(
+                c
+                for pair in open_pairs
+                for c, partner in (pair, pair[::-1])
+                if partner in seated and c not in seated
+            )
+            if not gains:
+                break
+            home = min(place.get(a, 0), place.get(b, 0))
+            seated.append(min(gains, key=lambda c: (-gains[c], abs(place.get(c, 0) - home), c)))
     others = [p for p in range(entrants) if p not in (a, b)]
     fills = sorted(
         itertools.combinations(others, table_size - 2), key=lambda c: derive_seed(seed, "fill", a, b, *c)
     )
-    return tuple(sorted((a, b, *fills[turn % len(fills)])))
+    for c in fills[turn % len(fills)]:
+        if len(seated) < table_size and c not in seated:
+            seated.append(c)
+    for c in sorted(others, key=lambda c: derive_seed(seed, "fill", a, b, c)):
+        if len(seated) < table_size and c not in seated:
+            seated.append(c)
+    return tuple(sorted(seated))
 
 
 def next_blocks(
