@@ -12,10 +12,10 @@ import json
 import os
 import statistics
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bot_sdk import botcli
 from bot_sdk.arena import BotError, play_match
@@ -284,22 +284,54 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+T = TypeVar("T")
+
+MALFORMED = (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError, RecursionError)
+"""What a malformed transcript can raise on its way through the rules (RulesError is a ValueError)."""
+
+
 def _load_transcript(path: Path) -> Transcript:
+    """A transcript file, or a :class:`RulesError` in one line for any file that is not one."""
     try:
-        data = json.loads(path.read_text())
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RulesError(f"{path} is not UTF-8 text (byte {exc.start})") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RulesError(f"{path} is not JSON: {exc}") from exc
-    return Transcript.from_json(data)
+        raise RulesError(f"{path} is not JSON: {exc}") from None
+    except RecursionError:
+        raise RulesError(f"{path} is nested too deeply to be a transcript") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise RulesError(f"{path} is not a transcript: {exc}") from None
+    return _checked(path, lambda: Transcript.from_json(data))
+
+
+def _checked(path: Path, work: Callable[[], T]) -> T:
+    """``work()``, with anything a malformed transcript makes the rules raise as one line."""
+    try:
+        return work()
+    except RulesError as exc:
+        raise RulesError(f"{path}: {exc}") from None
+    except MALFORMED as exc:
+        detail = "nested too deeply" if isinstance(exc, RecursionError) else f"{type(exc).__name__}: {exc}"
+        raise RulesError(f"{path} is not a valid transcript: {detail}") from None
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """Verify a transcript; exit status 2 and a clear message if it does not hold."""
+    """Verify a transcript; exit status 2 and a clear message if it does not hold.
+
+    The digest covers everything but ``meta`` (seat names, fault counts): ``meta`` is neither
+    covered nor checked, and the output says so.
+    """
     transcript = _load_transcript(args.transcript)
-    outcome = verify(transcript)
+    outcome = _checked(args.transcript, lambda: verify(transcript))
+    digest = _checked(args.transcript, transcript.digest)
     if args.json:
-        print(json.dumps({"ok": True, "digest": transcript.digest(), "outcome": outcome.to_json()}))
+        print(json.dumps({"ok": True, "digest": digest, "outcome": outcome.to_json(), "meta_covered": False}))
     else:
-        print(f"ok: {transcript.digest()}  scores {list(outcome.scores)}  ranks {list(outcome.ranks)}")
+        print(f"ok: {digest}  scores {list(outcome.scores)}  ranks {list(outcome.ranks)}")
+        print("meta is not covered by the digest (seat names, faults: not checked)")
     return 0
 
 
@@ -308,7 +340,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from referee.rules.core import event_to_json
 
     transcript = _load_transcript(args.transcript)
-    _, steps = replay(transcript)
+    _, steps = _checked(args.transcript, lambda: replay(transcript))
     if args.json:
         print(json.dumps([[event_to_json(e) for e in events] for events in steps]))
         return 0

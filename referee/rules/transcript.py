@@ -40,7 +40,7 @@ class Transcript:
     outcome: Outcome | None = None
     """The claimed result; :func:`verify` checks it."""
     meta: Mapping[str, Any] = field(default_factory=dict)
-    """Free annotations (seat names, faults); not part of the digest."""
+    """Free annotations (seat names, faults): not covered by the digest, nor checked by :func:`verify`."""
 
     def to_json(self) -> dict[str, Any]:
         """The canonical JSON-ready form."""
@@ -58,6 +58,8 @@ class Transcript:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Transcript:
         """Parse :meth:`to_json` output; malformed input raises :class:`TranscriptError`."""
+        if not isinstance(data, Mapping):
+            raise TranscriptError(f"a transcript is a JSON object, not {type(data).__name__}")
         try:
             if data.get("format") != FORMAT:
                 raise TranscriptError(f"unknown transcript format {data.get('format')!r}")
@@ -81,8 +83,12 @@ class Transcript:
             )
         except TranscriptError:
             raise
-        except (KeyError, TypeError, ValueError) as exc:
-            raise TranscriptError(f"malformed transcript: {exc!r}") from exc
+        except KeyError as exc:
+            raise TranscriptError(f"malformed transcript: no {exc}") from exc
+        except (TypeError, ValueError, AttributeError, OverflowError) as exc:
+            raise TranscriptError(f"malformed transcript: {exc}") from exc
+        except RecursionError:
+            raise TranscriptError("malformed transcript: nested too deeply") from None
 
     def canonical_bytes(self) -> bytes:
         """The bytes the digest covers: everything but ``meta``, as canonical JSON."""

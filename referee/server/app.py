@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import secrets
 import signal
 from dataclasses import dataclass
@@ -72,15 +73,43 @@ async def start_referee(address: str, settings: Settings, admin_token: str = "")
     return RunningReferee(server, state, bound, health_servicer, token)
 
 
-async def serve(address: str, settings: Settings, ready_file: str | None = None) -> None:
-    """Run a referee until SIGINT or SIGTERM, with its metrics on ``settings.referee_metrics_port``."""
+def metrics_host(listen: str, settings: Settings) -> str:
+    """Where the referee's /metrics binds: ``SIXNIMMT_REFEREE_METRICS_HOST``, else the gRPC host.
+
+    A referee on a Unix socket or on loopback keeps its metrics on loopback too; one that listens
+    on every interface (``0.0.0.0:50051``, ``[::]:50051``) serves them there as well.
+    """
+    if settings.referee_metrics_host:
+        return settings.referee_metrics_host
+    if listen.startswith("unix:") or ":" not in listen:
+        return "127.0.0.1"
+    host = listen.rsplit(":", 1)[0].removeprefix("ipv4:").removeprefix("ipv6:")
+    return host.removeprefix("[").removesuffix("]") or "127.0.0.1"
+
+
+async def serve(
+    address: str, settings: Settings, ready_file: str | None = None, admin_token_file: str | None = None
+) -> None:
+    """Run a referee until SIGINT or SIGTERM, with its metrics on ``settings.referee_metrics_port``.
+
+    The admin token is never logged: without ``SIXNIMMT_ADMIN_TOKEN`` it is a random one, which
+    ``admin_token_file`` (created readable by this user only) receives.
+    """
     running = await start_referee(address, settings)
     log.info("referee listening on %s", running.address)
-    stop_metrics = metrics.start_exporter(settings.referee_metrics_port)
+    stop_metrics = metrics.start_exporter(
+        settings.referee_metrics_port, address=metrics_host(address, settings)
+    )
+    if admin_token_file:
+        fd = os.open(admin_token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(running.admin_token)
     if not settings.admin_token:
         log.warning(
-            "SIXNIMMT_ADMIN_TOKEN is not set: admin calls need this referee's random token %s",
-            running.admin_token,
+            "SIXNIMMT_ADMIN_TOKEN is not set: admin calls need this referee's random token%s",
+            f" (written to {admin_token_file})"
+            if admin_token_file
+            else "; set it, or pass --admin-token-file",
         )
     if ready_file:
         with open(ready_file, "w") as handle:

@@ -22,6 +22,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=int,
         help="serve Prometheus /metrics on this port, 0: off (default: $SIXNIMMT_REFEREE_METRICS_PORT, 9464)",
     )
+    p.add_argument(
+        "--metrics-host",
+        help="host for /metrics (default: $SIXNIMMT_REFEREE_METRICS_HOST, else the --listen host;"
+        " 127.0.0.1 for a Unix socket)",
+    )
+    p.add_argument(
+        "--admin-token-file",
+        help="write the admin token here (mode 0600); the token is never logged",
+    )
     p.set_defaults(func=_serve)
 
 
@@ -31,6 +40,10 @@ def _serve(args: argparse.Namespace) -> int:
     settings = settings_module.load()
     if args.metrics_port is not None:
         settings = dataclasses.replace(settings, referee_metrics_port=args.metrics_port)
+    if args.metrics_host is not None:
+        settings = dataclasses.replace(settings, referee_metrics_host=args.metrics_host)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    asyncio.run(serve(args.listen or settings.referee_listen, settings, args.ready_file))
+    asyncio.run(
+        serve(args.listen or settings.referee_listen, settings, args.ready_file, args.admin_token_file)
+    )
     return 0
