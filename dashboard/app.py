@@ -23,7 +23,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from dashboard import data
+from dashboard import data, sprtview
 from dashboard.metrics import MetricsMiddleware, exposition
 from dashboard.replay import board
 from referee.rules.errors import TranscriptError
@@ -147,7 +147,8 @@ def create_app(engine: Engine | None = None) -> Starlette:
         """A page and its API twin from one function that builds what they show."""
 
         def html(request: Request) -> Response:
-            return page(request, template, build(request))
+            shown = build(request)
+            return page(request, shown.get("_template", template), shown)
 
         def api(request: Request) -> Response:
             shown = build(request)
@@ -161,6 +162,9 @@ def create_app(engine: Engine | None = None) -> Starlette:
         return data.leagues(db()) | {"title": "Leagues"}
 
     def league_view(request: Request) -> dict[str, Any]:
+        test = sprtview.league_test(db().engine, _path_id(request, "league_id"))
+        if test is not None:  # an SPRT test (sixnimmt bot test): its verdict and LLR curve
+            return test | {"title": test["league"]["name"], "_template": "sprt.html"}
         shown = data.league(db(), _path_id(request, "league_id"))
         return shown | {"title": shown["league"]["name"]}
 

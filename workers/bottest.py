@@ -169,13 +169,7 @@ def report(engine: Engine, league: repo.League) -> dict[str, Any]:
 def verdict_line(info: Mapping[str, Any]) -> str:
     """The verdict in words."""
     margin = f"{info['settings']['margin']:g} {info['unit']} per game"
-    if info["verdict"] == sprt.H1:
-        return f"H1 accepted: {info['new']} is better than {info['base']} by at least {margin}"
-    if info["verdict"] == sprt.H0:
-        return f"H0 accepted: {info['new']} is not better than {info['base']} by {margin}"
-    if info["verdict"] == sprt.INCONCLUSIVE:
-        return f"inconclusive: {info['deals']} deals spent without reaching a bound"
-    return f"running: no bound reached after {info['deals']} deals"
+    return sprt.verdict_text(info["verdict"], info["new"], info["base"], margin, info["deals"])
 
 
 def print_report(info: Mapping[str, Any]) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import socket
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from bot_sdk.tournament import Block
 from referee.settings import load as load_settings
 from workers import metrics
 from workers.artifacts import bot_spec, unpack
+from workers.lease import LeaseKeeper, LeaseLostError, ProcessGroup, block_directories
 from workers.referee_thread import referee_in_thread
 from workers.store import repo
 
@@ -34,7 +34,8 @@ class BlockError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class BlockOutcome:
-    """What happened to a block: ``stored``, ``done already`` or ``raced`` (another copy stored it)."""
+    """What happened to a block: ``stored``, ``done already``, ``raced`` (another copy stored it),
+    ``leased elsewhere`` (another worker is playing it) or ``lease lost`` (stopped, not stored)."""
 
     block_id: int
     status: str
@@ -59,16 +60,21 @@ def play_block(
     the rest of the machinery only.
     """
     started = time.monotonic()
-    with metrics.STORE_WRITE_SECONDS.labels("claim_block").time():
-        block = repo.claim_block(engine, block_id, worker or worker_name())
+    settings = load_settings()
+    try:
+        with metrics.STORE_WRITE_SECONDS.labels("claim_block").time():
+            block = repo.claim_block(engine, block_id, worker or worker_name(), lease_s=settings.lease_s)
+    except repo.LeaseHeldError:
+        metrics.block_ended("", "skipped")
+        return BlockOutcome(block_id, "leased elsewhere")
     if block is None:
         metrics.block_ended("", "skipped")
         return BlockOutcome(block_id, "done already")
+    keeper: LeaseKeeper | None = None
     league = repo.league_by_id(engine, block.league_id)
     plan = Block(block.number, block.entrants, block.seed)
     try:
-        with tempfile.TemporaryDirectory(prefix=f"sixnimmt-block{block_id}-") as tmp:
-            root = Path(tmp)
+        with block_directories(block_id) as (root, bots_dir):
             # Only root enters the block; each sandboxed bot gets its own directory bound into
             # a root of its own (workers.sandbox), never this one or a rival's.
             os.chmod(root, 0o700)
@@ -82,32 +88,51 @@ def play_block(
             seatings = plan.seatings()
             plans = [MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in seatings]
             launch = sandbox_for(root) if sandbox else None
+            if launch is not None:
+                # The bots' private directories go next to the block's, swept with it (workers.lease).
+                launch.workdir = bots_dir  # type: ignore[attr-defined]
             with metrics.counting_bots(launch) as counted, referee_in_thread(root) as client:
-                run = play_remote(
-                    specs,
-                    plans,
-                    variant=league.variant,
-                    config=league.config,
-                    client=client,
-                    seat_key=league.seat_key,
-                    launch=counted,
+                bots = ProcessGroup(counted)
+                keeper = LeaseKeeper(
+                    engine,
+                    block_id,
+                    block.claim,
+                    lease_s=settings.lease_s,
+                    renew_s=settings.lease_renew_s,
+                    on_lost=bots.kill,
                 )
+                with keeper:
+                    run = play_remote(
+                        specs,
+                        plans,
+                        variant=league.variant,
+                        config=league.config,
+                        client=client,
+                        seat_key=league.seat_key,
+                        launch=bots,
+                    )
+            if keeper.lost:
+                raise LeaseLostError(keeper.lost)
     except repo.NotFoundError:
         raise
     except Exception as exc:
+        if keeper is not None and keeper.lost:
+            # Another worker may be playing the block now: it stores it, this one stores nothing.
+            metrics.block_ended(league.variant, "lost", started)
+            return BlockOutcome(block_id, "lease lost")
         metrics.block_ended(league.variant, "failed", started)
-        repo.fail_block(engine, block_id, f"{type(exc).__name__}: {exc}")
+        repo.fail_block(engine, block_id, f"{type(exc).__name__}: {exc}", claim=block.claim)
         raise
     played = []
     for rotation, (seating, match) in enumerate(zip(seatings, run.matches, strict=True)):
         if match.status != "finished":
             error = f"match {rotation} {match.status}: {match.error}"
             metrics.block_ended(league.variant, "failed", started)
-            repo.fail_block(engine, block_id, error)
+            repo.fail_block(engine, block_id, error, claim=block.claim)
             raise BlockError(error)
         played.append(_record(rotation, block.seed, seating, match, league))
     with metrics.STORE_WRITE_SECONDS.labels("record_block").time():
-        stored = repo.record_block(engine, block_id, played)
+        stored = repo.record_block(engine, block_id, played, claim=block.claim)
     metrics.block_ended(league.variant, "stored" if stored else "raced", started)
     return BlockOutcome(block_id, "stored" if stored else "raced", len(played))
 

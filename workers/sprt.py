@@ -137,6 +137,17 @@ def verdict(value: float, deals: int, settings: Settings) -> str:
     return INCONCLUSIVE if deals >= settings.max_deals else CONTINUE
 
 
+def verdict_text(verdict: str, new: str, base: str, margin: str, deals: int) -> str:
+    """A verdict in words: ``margin`` with its unit (``"2 bull heads per game"``)."""
+    if verdict == H1:
+        return f"H1 accepted: {new} is better than {base} by at least {margin}"
+    if verdict == H0:
+        return f"H0 accepted: {new} is not better than {base} by {margin}"
+    if verdict == INCONCLUSIVE:
+        return f"inconclusive: {deals} deals spent without reaching a bound"
+    return f"running: no bound reached after {deals} deals"
+
+
 @dataclass(frozen=True, slots=True)
 class State:
     """Where a test stands: the LLR path per deal, the bounds, the verdict."""
