@@ -59,6 +59,20 @@ class Settings:
     visibility_timeout_s: int = _setting(
         3600, "seconds before Redis hands a block whose worker died (unacknowledged) to another worker"
     )
+    lease_s: int = _setting(
+        60, "seconds a claimed block's lease lasts; past it, any worker may claim the block again"
+    )
+    lease_renew_s: int = _setting(15, "seconds between lease renewals of the worker playing a block")
+    reconcile_s: int = _setting(
+        15,
+        "seconds between a worker's reconciliation passes: re-queue started leagues' blocks that have no"
+        " message or whose lease expired, add the next round, heartbeat",
+    )
+    shutdown_grace_s: int = _setting(
+        540,
+        "seconds a worker told to stop (SIGTERM) lets its blocks finish before it releases them"
+        " (keep it under Kubernetes' terminationGracePeriodSeconds)",
+    )
     workers: int = _setting(0, "local pool size for `league run` without a broker (0: one per core)")
     worker_metrics_port: int = _setting(
         9465, "port of `sixnimmt worker`'s Prometheus /metrics endpoint, for all its pool processes (0: none)"

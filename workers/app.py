@@ -3,11 +3,19 @@
 Tasks take ids, are idempotent and acknowledged late, so a worker that dies mid-block has its
 block delivered again; ``SIXNIMMT_VISIBILITY_TIMEOUT_S`` bounds how long Redis waits before it
 hands an unacknowledged block to another worker.
+
+Each worker's main process also reconciles the started leagues (:mod:`workers.reconcile`) from
+the moment it is ready, and on SIGTERM lets its blocks finish for ``SIXNIMMT_SHUTDOWN_GRACE_S``
+before it releases what is left and stops.
 """
 
 from __future__ import annotations
 
-from celery import Celery
+import os
+import signal
+from typing import Any
+
+from celery import Celery, signals
 
 from referee.settings import load as load_settings
 
@@ -40,3 +48,22 @@ def make_app() -> Celery:
 
 
 app = make_app()
+
+
+@signals.worker_ready.connect
+def _start_reconciling(sender: Any = None, **_: Any) -> None:
+    from workers import reconcile
+
+    reconcile.start_for_worker(str(getattr(sender, "hostname", None) or "worker"))
+
+
+@signals.worker_shutting_down.connect
+def _release_when_late(sender: Any = None, how: str = "", **_: Any) -> None:
+    from workers import reconcile
+
+    reconcile.stop_current()
+    if how == "Warm":
+        # Past the grace period, give the blocks still in play back and stop cold (SIGQUIT).
+        reconcile.release_on_shutdown(
+            str(sender), load_settings().shutdown_grace_s, lambda: os.kill(os.getpid(), signal.SIGQUIT)
+        )

@@ -48,8 +48,9 @@ BLOCK_BUCKETS = (1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200)
 TASK_BUCKETS = (0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200)
 STORE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 
-BLOCK_OUTCOMES = ("stored", "raced", "skipped", "failed")
-"""stored; raced: another delivery stored it first; skipped: it was done already; failed: retried."""
+BLOCK_OUTCOMES = ("stored", "raced", "skipped", "failed", "lost")
+"""stored; raced: another delivery stored it first; skipped: done already, or another worker's lease
+is live; failed: retried; lost: its lease was lost while it played (stopped, nothing stored)."""
 
 BLOCKS = Counter(
     "sixnimmt_worker_blocks_total",
@@ -95,6 +96,37 @@ STORE_WRITE_SECONDS = Histogram(
     ["operation"],
     buckets=STORE_BUCKETS,
 )
+REQUEUED = Counter(
+    "sixnimmt_worker_blocks_requeued_total",
+    "Messages the reconciliation sent for blocks of started leagues, by reason (unqueued: waiting with"
+    " no message in the broker; lease_expired: its worker stopped renewing; next_round: a new round).",
+    ["reason"],
+)
+LEASES_LOST = Counter(
+    "sixnimmt_worker_leases_lost_total",
+    "Blocks a worker stopped playing because it could not keep their lease.",
+)
+RECONCILE_RUNS = Counter(
+    "sixnimmt_worker_reconcile_runs_total",
+    "Reconciliation passes by outcome (ok, failed: the store or the broker could not be reached).",
+    ["outcome"],
+)
+LEAGUES_OPEN = Gauge(
+    "sixnimmt_worker_leagues_open",
+    "Leagues handed to the workers and not finished, at the last reconciliation pass.",
+    multiprocess_mode="max",
+)
+LEAGUE_STALLED_SECONDS = Gauge(
+    "sixnimmt_worker_league_stalled_seconds",
+    "Longest time since an open league last stored a block (or was started), at the last pass.",
+    multiprocess_mode="max",
+)
+REQUEUE_REASONS = ("unqueued", "lease_expired", "next_round")
+for _reason in REQUEUE_REASONS:
+    REQUEUED.labels(_reason)
+for _outcome in ("ok", "failed"):
+    RECONCILE_RUNS.labels(_outcome)
+
 QUEUE_MESSAGES = "sixnimmt_worker_queue_messages"
 """Collected on scrape by :class:`QueueDepth`, so the name is declared here, not a metric object."""
 BROKER_UP = "sixnimmt_worker_broker_up"

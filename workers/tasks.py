@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from sqlalchemy.exc import OperationalError
 
 from bot_sdk.remote import RemoteError
+from workers import reconcile
 from workers.app import app
 from workers.execute import BlockError, worker_name
 from workers.execute import play_block as play_block_now
+from workers.store import repo
 from workers.store.engine import StoreError, make_engine
+
+log = logging.getLogger(__name__)
 
 _engine: Any = None
 
@@ -37,4 +42,11 @@ def engine() -> Any:
 def play_block(self: Any, block_id: int) -> str:
     """Play and store one block; a redelivered or duplicated task stores nothing twice."""
     outcome = play_block_now(engine(), block_id, worker=f"{self.request.hostname or worker_name()}")
+    if outcome.status == "stored":
+        # Whoever stores the last block of a round adds the next one (the reconciliation would too).
+        try:
+            league_id = repo.get_block(engine(), block_id).league_id
+            reconcile.advance(engine(), league_id, reconcile.celery_send)
+        except Exception as exc:
+            log.warning("block %d stored; the next round is left to the reconciliation: %s", block_id, exc)
     return outcome.status

@@ -24,6 +24,7 @@ from workers.store.schema import (
     ratings,
     seat_results,
     transcripts,
+    workers,
 )
 
 
@@ -33,6 +34,10 @@ class NotFoundError(LookupError):
 
 class ConflictError(ValueError):
     """The name is taken, or the request contradicts what is stored."""
+
+
+class LeaseHeldError(ConflictError):
+    """Another worker holds a live lease on the block: it is being played."""
 
 
 def _now() -> dt.datetime:
@@ -167,7 +172,8 @@ class League:
     entrants: tuple[BotVersion, ...]
     seat_key: bytes
     stopping: dict[str, Any] | None = None
-    """How a league that adds deals as it goes decides the next ones (``workers.rounds``); ``None``: a fixed plan."""
+    """How a league that adds deals as it goes decides its next ones (``workers.rounds``); ``None``:
+    a fixed plan."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +187,14 @@ class BlockRow:
     entrants: tuple[int, ...]
     status: str
     attempts: int
+    """How many times the block was claimed; the current claim's fencing number."""
+    claimed_by: str | None = None
+    lease_until: dt.datetime | None = None
+
+    @property
+    def claim(self) -> tuple[str, int]:
+        """The claim this row shows: (worker, attempt)."""
+        return (self.claimed_by or "", self.attempts)
 
 
 def create_league(
@@ -265,7 +279,9 @@ def add_blocks(engine: Engine, league_id: int, planned: Iterable[tuple[int, int,
                 return len(new)
         except IntegrityError:
             continue
-    raise ConflictError(f"could not add blocks to league {league_id}: other writers kept adding the same ones")
+    raise ConflictError(
+        f"could not add blocks to league {league_id}: other writers kept adding the same ones"
+    )
 
 
 def find_league(engine: Engine, name: str) -> League:
@@ -334,8 +350,23 @@ def blocks_of(engine: Engine, league_id: int, status: Sequence[str] | None = Non
 
 def _block(row: Any) -> BlockRow:
     return BlockRow(
-        row.id, row.league_id, row.number, int(row.seed), tuple(row.entrants), row.status, row.attempts
+        row.id,
+        row.league_id,
+        row.number,
+        int(row.seed),
+        tuple(row.entrants),
+        row.status,
+        row.attempts,
+        row.claimed_by,
+        _aware(row.lease_until),
     )
+
+
+def _aware(moment: dt.datetime | None) -> dt.datetime | None:
+    """A stored time as UTC (SQLite hands them back naive)."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=dt.UTC)
 
 
 def get_block(engine: Engine, block_id: int) -> BlockRow:
@@ -347,34 +378,90 @@ def get_block(engine: Engine, block_id: int) -> BlockRow:
     return _block(row)
 
 
-def claim_block(engine: Engine, block_id: int, worker: str) -> BlockRow | None:
-    """Mark a block running for ``worker``; ``None`` if it is done already.
+def claim_block(engine: Engine, block_id: int, worker: str, *, lease_s: float = 60.0) -> BlockRow | None:
+    """Mark a block running for ``worker`` under a lease of ``lease_s``; ``None`` if it is done already.
 
-    A block left running by a worker that died is claimed again (its task was redelivered);
-    writing its results stays idempotent either way.
+    Raises :class:`LeaseHeldError` while another claim's lease is live: a block is never played
+    by two live workers at once. A block whose lease expired (its worker died, or lost the store)
+    is claimed again; the returned row's ``attempts`` is this claim's fencing number, which
+    :func:`renew_lease`, :func:`record_block` and :func:`fail_block` check.
     """
+    now = _now()
     with engine.begin() as conn:
         row = conn.execute(select(blocks).where(blocks.c.id == block_id).with_for_update()).first()
         if row is None:
             raise NotFoundError(f"no block {block_id}")
         if row.status == "done":
             return None
+        lease = _aware(row.lease_until)
+        if row.status == "running" and lease is not None and lease > now:
+            raise LeaseHeldError(
+                f"block {block_id} is being played by {row.claimed_by} (lease until {lease:%H:%M:%S})"
+            )
         conn.execute(
             update(blocks)
             .where(blocks.c.id == block_id)
-            .values(status="running", claimed_by=worker, claimed_at=_now(), attempts=blocks.c.attempts + 1)
+            .values(
+                status="running",
+                claimed_by=worker,
+                claimed_at=now,
+                lease_until=now + dt.timedelta(seconds=lease_s),
+                attempts=blocks.c.attempts + 1,
+            )
         )
     return get_block(engine, block_id)
 
 
-def fail_block(engine: Engine, block_id: int, error: str) -> None:
-    """Record why a block could not be played (it stays claimable for a retry)."""
+def _is_claim(claim: tuple[str, int]) -> Any:
+    worker, attempt = claim
+    return (blocks.c.claimed_by == worker) & (blocks.c.attempts == attempt)
+
+
+def renew_lease(engine: Engine, block_id: int, claim: tuple[str, int], *, lease_s: float) -> bool:
+    """Extend the lease of ``claim`` (worker, attempt) by ``lease_s`` from now; ``False``: it is lost."""
     with engine.begin() as conn:
-        conn.execute(
+        done = conn.execute(
             update(blocks)
-            .where(blocks.c.id == block_id, blocks.c.status != "done")
-            .values(status="failed", error=error[:4000])
+            .where(blocks.c.id == block_id, blocks.c.status == "running", _is_claim(claim))
+            .values(lease_until=_now() + dt.timedelta(seconds=lease_s))
         )
+    return done.rowcount == 1
+
+
+def release_claims(
+    engine: Engine, worker: str, *, league_id: int | None = None, block_ids: Sequence[int] | None = None
+) -> list[int]:
+    """Give back the running blocks ``worker`` claimed (pending, no lease); returns their ids.
+
+    For a worker that stops before its blocks are played: any worker may claim them at once.
+    """
+    query = select(blocks.c.id).where(blocks.c.status == "running", blocks.c.claimed_by == worker)
+    if league_id is not None:
+        query = query.where(blocks.c.league_id == league_id)
+    if block_ids is not None:
+        query = query.where(blocks.c.id.in_(list(block_ids)))
+    with engine.begin() as conn:
+        ids = [int(i) for i in conn.execute(query.with_for_update()).scalars()]
+        if ids:
+            conn.execute(
+                update(blocks)
+                .where(blocks.c.id.in_(ids))
+                .values(status="pending", claimed_by=None, lease_until=None, queued_at=None)
+            )
+    return ids
+
+
+def fail_block(engine: Engine, block_id: int, error: str, *, claim: tuple[str, int] | None = None) -> None:
+    """Record why a block could not be played (it stays claimable for a retry).
+
+    With ``claim``, only while that claim holds: a worker that lost its lease leaves alone the
+    block that another worker is playing now.
+    """
+    query = update(blocks).where(blocks.c.id == block_id, blocks.c.status != "done")
+    if claim is not None:
+        query = query.where(_is_claim(claim))
+    with engine.begin() as conn:
+        conn.execute(query.values(status="failed", error=error[:4000], lease_until=None))
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,16 +491,30 @@ class MatchRecordRow:
     transcript: Mapping[str, Any]
 
 
-def record_block(engine: Engine, block_id: int, played: Sequence[MatchRecordRow]) -> bool:
-    """Store a block's results in one transaction; ``False`` (nothing written) if already stored."""
+def record_block(
+    engine: Engine,
+    block_id: int,
+    played: Sequence[MatchRecordRow],
+    *,
+    claim: tuple[str, int] | None = None,
+) -> bool:
+    """Store a block's results in one transaction; ``False`` (nothing written) if already stored.
+
+    With ``claim`` (worker, attempt), also ``False`` when another claim took the block over after
+    this one's lease expired: that worker plays it and stores it.
+    """
     try:
         with engine.begin() as conn:
-            status = conn.execute(
-                select(blocks.c.status).where(blocks.c.id == block_id).with_for_update()
-            ).scalar()
-            if status is None:
+            row = conn.execute(
+                select(blocks.c.status, blocks.c.claimed_by, blocks.c.attempts)
+                .where(blocks.c.id == block_id)
+                .with_for_update()
+            ).first()
+            if row is None:
                 raise NotFoundError(f"no block {block_id}")
-            if status == "done":
+            if row.status == "done":
+                return False
+            if claim is not None and row.status == "running" and (row.claimed_by, row.attempts) != claim:
                 return False
             for match in played:
                 match_id = conn.execute(
@@ -436,7 +537,7 @@ def record_block(engine: Engine, block_id: int, played: Sequence[MatchRecordRow]
             conn.execute(
                 update(blocks)
                 .where(blocks.c.id == block_id)
-                .values(status="done", finished_at=_now(), error=None)
+                .values(status="done", finished_at=_now(), error=None, lease_until=None)
             )
     except IntegrityError:
         # Another delivery of the same block won the race: its results stand. Anything else
@@ -552,3 +653,122 @@ def transcript(engine: Engine, match_id: int) -> dict[str, Any]:
     if body is None:
         raise NotFoundError(f"no transcript for match {match_id}")
     return dict(json.loads(body))
+
+
+# -- leagues handed to the workers: leases, reconciliation, heartbeats ----------------------------
+
+
+def start_league(engine: Engine, league_id: int) -> None:
+    """Hand a league to the workers: their reconciliation keeps it going until it is finished."""
+    with engine.begin() as conn:
+        conn.execute(
+            update(leagues)
+            .where(leagues.c.id == league_id)
+            .values(started_at=func.coalesce(leagues.c.started_at, _now()), finished_at=None)
+        )
+
+
+def open_leagues(engine: Engine) -> list[int]:
+    """Ids of the leagues handed to the workers and not finished."""
+    with engine.connect() as conn:
+        return [
+            int(i)
+            for i in conn.execute(
+                select(leagues.c.id)
+                .where(leagues.c.started_at.is_not(None), leagues.c.finished_at.is_(None))
+                .order_by(leagues.c.id)
+            ).scalars()
+        ]
+
+
+def finish_league(engine: Engine, league_id: int) -> bool:
+    """Mark a league finished if every block is stored; returns whether it is."""
+    with engine.begin() as conn:
+        left = conn.execute(
+            select(func.count()).where(blocks.c.league_id == league_id, blocks.c.status != "done")
+        ).scalar()
+        if left:
+            return False
+        conn.execute(
+            update(leagues)
+            .where(leagues.c.id == league_id, leagues.c.finished_at.is_(None))
+            .values(finished_at=_now())
+        )
+    return True
+
+
+def expire_leases(engine: Engine, league_id: int) -> list[BlockRow]:
+    """Give back the league's running blocks whose lease is over (pending again); returns them as
+    they were (with the dead claim)."""
+    now = _now()
+    with engine.begin() as conn:
+        rows = [
+            _block(r)
+            for r in conn.execute(
+                select(blocks)
+                .where(
+                    blocks.c.league_id == league_id,
+                    blocks.c.status == "running",
+                    (blocks.c.lease_until < now) | blocks.c.lease_until.is_(None),
+                )
+                .with_for_update()
+            )
+        ]
+        if rows:
+            conn.execute(
+                update(blocks)
+                .where(blocks.c.id.in_([r.id for r in rows]))
+                .values(status="pending", claimed_by=None, lease_until=None)
+            )
+    return rows
+
+
+def claimable_blocks(engine: Engine, league_id: int) -> list[BlockRow]:
+    """The league's blocks that wait for a worker: pending or failed."""
+    return blocks_of(engine, league_id, ["pending", "failed"])
+
+
+def mark_queued(engine: Engine, block_id: int, *, not_since: dt.datetime) -> bool:
+    """Note that a message for the block is being sent, unless one was sent at ``not_since`` or later.
+
+    A compare-and-set: of several reconcilers looking at the same block, one wins and sends.
+    """
+    with engine.begin() as conn:
+        done = conn.execute(
+            update(blocks)
+            .where(
+                blocks.c.id == block_id,
+                blocks.c.status != "done",
+                blocks.c.queued_at.is_(None) | (blocks.c.queued_at < not_since),
+            )
+            .values(queued_at=_now())
+        )
+    return done.rowcount == 1
+
+
+def heartbeat(engine: Engine, name: str, started_at: dt.datetime) -> None:
+    """Record that the worker ``name`` is alive now."""
+    now = _now()
+    with engine.begin() as conn:
+        done = conn.execute(update(workers).where(workers.c.name == name).values(seen_at=now))
+        if done.rowcount == 0:
+            try:
+                with conn.begin_nested():
+                    conn.execute(insert(workers).values(name=name, started_at=started_at, seen_at=now))
+            except IntegrityError:
+                conn.execute(update(workers).where(workers.c.name == name).values(seen_at=now))
+
+
+def last_worker_seen(engine: Engine) -> dt.datetime | None:
+    """When any worker last wrote its heartbeat (``None``: no worker ever ran on this store)."""
+    with engine.connect() as conn:
+        return _aware(conn.execute(select(func.max(workers.c.seen_at))).scalar())
+
+
+def last_progress(engine: Engine, league_id: int) -> dt.datetime | None:
+    """When the league last stored a block, or was started if it stored none since."""
+    with engine.connect() as conn:
+        last = select(func.max(blocks.c.finished_at)).where(blocks.c.league_id == league_id)
+        stored = _aware(conn.execute(last).scalar())
+        started = _aware(conn.execute(select(leagues.c.started_at).where(leagues.c.id == league_id)).scalar())
+    return max((m for m in (stored, started) if m is not None), default=None)

@@ -83,6 +83,9 @@ leagues = Table(
     Column("seat_key", LargeBinary, nullable=False),
     # JSON for leagues that add deals as they go (adaptive leagues, SPRT tests); NULL: a fixed plan.
     Column("stopping", JSON),
+    # Handed to the workers (``league start``): reconciliation keeps it going until it is finished.
+    Column("started_at", DateTime(timezone=True)),
+    Column("finished_at", DateTime(timezone=True)),
     _created(),
 )
 
@@ -112,6 +115,11 @@ blocks = Table(
     Column("claimed_at", DateTime(timezone=True)),
     Column("finished_at", DateTime(timezone=True)),
     Column("error", Text),
+    # The claim's lease: the claiming worker renews it while it plays; once it is past, any
+    # worker may claim the block again (``attempts`` is the claim's fencing number).
+    Column("lease_until", DateTime(timezone=True)),
+    # When a message for the block was last sent to the broker (``league start``, reconciliation).
+    Column("queued_at", DateTime(timezone=True)),
     UniqueConstraint("league_id", "number"),
     Index(None, "league_id", "status"),
     # The dashboard's live view: running blocks, and the latest finished ones.
@@ -186,6 +194,16 @@ ratings = Table(
     Column("score", Float),
     Column("detail", JSON),
 )
+
+workers = Table(
+    "workers",
+    metadata,
+    Column("name", String(200), primary_key=True),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("seen_at", DateTime(timezone=True), nullable=False),
+)
+"""Every worker that has run, and when its reconcile loop last wrote here (``league run`` warns
+when none has been seen for a while)."""
 
 FAULT_COLUMNS = {
     "timeout": "timeouts",
