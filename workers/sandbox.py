@@ -11,8 +11,9 @@ IPC, UTS and cgroup namespaces, in a new session, as a dedicated unprivileged ui
 size and process count. ``docs/sandbox.md`` says what each protection stops and what it costs.
 
 The glue, in order: ``prlimit`` sets the rlimits, ``bwrap`` builds the namespaces and the root,
-and, as root, ``setpriv`` (inside, as PID 1 of the bot's namespace) drops to the bot's uid, clears
-every capability set and sets ``no_new_privs`` before it ``exec``s the bot. As root, bwrap must not
+a shell as PID 1 of the namespace starts the bot and ends the namespace when the bot ends, and,
+as root, ``setpriv`` drops to the bot's uid, clears every capability set and sets
+``no_new_privs`` before it ``exec``s the bot. As root, bwrap must not
 create a user namespace: the bot's uid has to be a real host uid, so that its process count and
 its files are its own. As another user, bwrap makes a user namespace mapping only that user.
 
@@ -59,6 +60,12 @@ SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 ROOT_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_DAC_READ_SEARCH")
 """As root, bwrap keeps only these for setpriv (drop to the bot's uid, empty the bounding set)
 and for entering the bot's 0700 directory; setpriv clears them all before the bot runs."""
+INIT = ("/bin/sh", "-c", '"$@" & wait $!', "sixnimmt-init")
+"""PID 1 of the bot's namespace: starts the bot, exits with its status (128 + N for signal N),
+which takes every process left in the namespace with it. Not bwrap's own init, which waits for
+all of them (a daemon would outlive the bot), and not the bot itself: bwrap's parent-death
+signal reaches PID 1 only with the same uid as bwrap's monitor (root, whose capabilities are
+gone), so a bot of another uid as PID 1 would outlive a launcher that dies."""
 STOPPING = (signal.SIGTERM, signal.SIGKILL, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
 MISSING_TOOL = (
     "{tool} is not installed: the sandbox needs bubblewrap and util-linux "
@@ -271,6 +278,7 @@ class Sandbox:
             command = [
                 *_prlimit(self.tools["prlimit"], limits, root),
                 *_bwrap(self.tools["bwrap"], root, binds, directory, limits),
+                *INIT,
                 *(_setpriv(self.tools["setpriv"], uid) if root else [self.tools["setpriv"], "--nnp", "--"]),
                 *argv,
             ]
@@ -314,11 +322,11 @@ class Sandbox:
 class SandboxedProcess(subprocess.Popen[bytes]):
     """A sandboxed bot; waiting for it (``wait``, ``poll``, ``communicate``) releases its sandbox.
 
-    The process is bwrap's monitor, whose only child is the bot (PID 1 of its namespace).
-    bwrap reports a bot killed by signal N as status 128 + N; :attr:`returncode` gives it back
-    as ``-N``, like :class:`subprocess.Popen` (so a bot that exits with 128 + N itself reads as
-    killed by N). Every stopping signal (``terminate``, ``kill``) SIGKILLs the bot: PID 1 of a
-    namespace ignores the others unless it handles them.
+    The process is bwrap's monitor; its only child is PID 1 of the bot's namespace (:data:`INIT`),
+    whose child is the bot. A bot killed by signal N comes back as status 128 + N;
+    :attr:`returncode` gives it back as ``-N``, like :class:`subprocess.Popen` (so a bot that
+    exits with 128 + N itself reads as killed by N). Every stopping signal (``terminate``,
+    ``kill``) SIGKILLs the namespace's PID 1, which takes the bot and all its processes along.
     """
 
     _resources: _Resources | None = None
@@ -390,8 +398,9 @@ class SandboxedProcess(subprocess.Popen[bytes]):
         stopping = sig in STOPPING
         if stopping:
             self._stopped_by = sig
-        # The bot is bwrap's child: killed, it is reaped by bwrap, which then exits. Killing
-        # bwrap first would orphan the bot to PID 1, which in some containers never reaps.
+        # PID 1 of the namespace is bwrap's child: killed, it is reaped by bwrap, which then
+        # exits. Killing bwrap first would orphan it to the host's PID 1, which in some
+        # containers never reaps.
         inside = _children(self.pid)
         for pid in inside:
             with contextlib.suppress(ProcessLookupError):
@@ -572,7 +581,6 @@ def _setpriv(setpriv: str, uid: int) -> list[str]:
         "--inh-caps=-all",
         "--bounding-set=-all",
         "--nnp",
-        "--pdeathsig=KILL",  # changing uid cleared bwrap's; the bot dies with bwrap's monitor
         "--",
     ]
 

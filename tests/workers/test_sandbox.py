@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import stat
@@ -461,6 +462,28 @@ def test_no_process_outlives_its_bot(workdir: Path) -> None:
         assert _processes_of({result["uid"]}) == []
 
 
+def test_a_bot_dies_with_its_launcher(workdir: Path) -> None:
+    # kill -9 of the worker: bwrap's monitor dies with it, and takes the bot's namespace along.
+    launcher = (
+        "import subprocess, sys, time\n"
+        "from workers.sandbox import Sandbox\n"
+        f"box = Sandbox(workdir={str(workdir)!r}, stdout=subprocess.PIPE)\n"
+        f"bot = box([sys.executable, {PROBE!r}, 'linger'], {{}})\n"
+        "print(bot.stdout.readline().decode(), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    with subprocess.Popen([sys.executable, "-c", launcher], stdout=subprocess.PIPE, cwd=PROJECT) as parent:
+        assert parent.stdout is not None
+        seen = json.loads(parent.stdout.readline())
+        assert _processes_of({seen["uid"]}) != []  # lingering
+        parent.kill()
+    deadline = time.monotonic() + 5
+    while _processes_of({seen["uid"]}) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _processes_of({seen["uid"]}) == []
+    shutil.rmtree(seen["cwd"], ignore_errors=True)  # its launcher could not clean up
+
+
 def test_terminate_and_close_stop_a_running_bot(workdir: Path) -> None:
     box = sandbox(workdir)
     first = box([sys.executable, PROBE, "sleep"], {})
@@ -468,7 +491,7 @@ def test_terminate_and_close_stop_a_running_bot(workdir: Path) -> None:
     for process in (first, second):
         assert process.stdout is not None
         assert json.loads(process.stdout.readline()) == "sleeping"
-    # The bot is PID 1 of its namespace, which ignores SIGTERM: stopping is SIGKILL.
+    # Stopping is SIGKILL for the namespace's PID 1, which takes the bot along.
     first.terminate()
     assert first.wait(5) == -signal.SIGKILL
     assert first.exit_reason() == "killed by SIGKILL: stopped by its launcher"

@@ -3,7 +3,7 @@
 Actions: ``cpu`` (spin, printing CPU seconds used), ``memory SMALL_MB BIG_MB``, ``write MB``,
 ``fork``, ``whereami``, ``env``, ``read PATH...``, ``connect HOST:PORT...``, ``unix PATH...``
 (``@name``: an abstract socket), ``listdir PATH...``, ``files PATH`` (every file visible below),
-``referee``, ``daemon``, ``sleep``, ``status N``, ``segfault``, ``stderr``.
+``referee``, ``daemon``, ``sleep``, ``linger``, ``status N``, ``segfault``, ``stderr``.
 """
 
 from __future__ import annotations
@@ -205,6 +205,11 @@ def daemon() -> None:
         os._exit(0)
     time.sleep(0.2)
     say({"uid": os.getuid()})
+
+
+def linger() -> None:
+    say({"uid": os.getuid(), "cwd": os.getcwd()})
+    time.sleep(60)
 
 
 def sleep() -> None:
