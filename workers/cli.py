@@ -63,6 +63,13 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_guard(cmd_run))
 
+    p = group.add_parser(
+        "start", help="hand the league to the Celery workers, which finish it with nobody watching"
+    )
+    p.add_argument("name")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_guard(cmd_start))
+
     p = group.add_parser("status", help="blocks by status, matches, faults")
     p.add_argument("name")
     p.add_argument("--json", action="store_true")
@@ -232,14 +239,35 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
     league = repo.find_league(engine, args.name)
     todo = [b for b in repo.blocks_of(engine, league.id) if b.status != "done"]
     celery = bool(settings.broker_url) and not args.local
+    interrupted = False
+    counts: dict[str, int] = {}
     with progress_bar(len(todo), "blocks", args.json) as bar:
-        if celery:
-            counts = leagues.run_celery(engine, league, progress=bar.update, planned=_grow(bar))
-        else:
-            processes = args.processes or settings.workers or os.cpu_count() or 1
-            counts = leagues.run_local(
-                engine, league, processes=processes, progress=bar.update, planned=_grow(bar)
+        try:
+            if celery:
+                counts = leagues.run_celery(
+                    engine, league, progress=bar.update, planned=_grow(bar), notify=_notify(bar)
+                )
+            else:
+                processes = args.processes or settings.workers or os.cpu_count() or 1
+                counts = leagues.run_local(
+                    engine, league, processes=processes, progress=bar.update, planned=_grow(bar)
+                )
+        except KeyboardInterrupt:
+            interrupted = True
+    if interrupted:
+        print(
+            f"sixnimmt: stopped following league {league.name}: "
+            + (
+                "the workers go on with it ('sixnimmt league status' shows how far)"
+                if celery
+                else "queued blocks cancelled, claims released ('sixnimmt league run' goes on)"
             )
+            + "; the standings so far:",
+            file=sys.stderr,
+        )
+        if not repo.league_counts(engine, league.id)["matches"]:
+            print(f"league {league.name}: no results stored yet")
+            return 130
     status = repo.league_counts(engine, league.id)
     from workers import bottest
 
@@ -249,16 +277,74 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
             print(json.dumps({**info, "ran": counts, "status": status}))
         else:
             bottest.print_report(info)
-        return 0
+        return 130 if interrupted else 0
     rows, fitted = leagues.table(engine, league)
     if args.json:
-        print(json.dumps({"league": league.name, "ran": counts, "status": status, **_public(rows, fitted)}))
-        return 0
+        extra = {"interrupted": True} if interrupted else {}
+        print(
+            json.dumps(
+                {"league": league.name, "ran": counts, "status": status, **extra, **_public(rows, fitted)}
+            )
+        )
+        return 130 if interrupted else 0
     print(
         f"league {league.name}: {status['matches']} matches stored ({'Celery' if celery else 'local pool'})"
     )
     _print_standings(league, rows, fitted)
+    return 130 if interrupted else 0
+
+
+def _notify(bar: Any) -> Any:
+    """Where following a league reports retries and missing workers: one line on stderr."""
+
+    def notify(message: str) -> None:
+        bar.write(f"sixnimmt: {message}", file=sys.stderr)
+
+    return notify
+
+
+def cmd_start(args: argparse.Namespace, engine: Any) -> int:
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from workers import league as leagues
+    from workers.store import repo
+
+    settings = load_settings()
+    if not settings.broker_url:
+        raise LeagueCommandError(
+            "league start hands a league to Celery workers: set SIXNIMMT_BROKER_URL"
+            " (or play it here with 'sixnimmt league run --local')"
+        )
+    league = repo.find_league(engine, args.name)
+    try:
+        queued = leagues.start(engine, league)
+    except BrokerError as exc:
+        raise LeagueCommandError(f"cannot reach the broker {_safe_url(settings.broker_url)}: {exc}") from None
+    counts = repo.block_counts(engine, league.id)
+    info = {
+        "league": league.name,
+        "queued": queued,
+        "blocks": counts,
+        "phase": repo.league_phase(engine, league.id),
+    }
+    if args.json:
+        print(json.dumps(info))
+        return 0
+    done, total = counts.get("done", 0), sum(counts.values())
+    print(
+        f"league {league.name} handed to the workers: {queued} blocks queued, {done} of {total} stored;"
+        f" 'sixnimmt league status {league.name}' shows how far it is"
+    )
     return 0
+
+
+def _safe_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url.split("@")[-1]
 
 
 def _grow(bar: Any) -> Any:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -9,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import OperationalError
 
 from bot_sdk.bots import REFERENCE_BOTS
 from bot_sdk.tournament import Block
@@ -16,7 +21,7 @@ from referee.rules.registry import find_variant, make_variant
 from workers import adaptive, ranking, ratings, rounds
 from workers.planning import PlanError, plan_league
 from workers.store import repo
-from workers.store.engine import make_engine
+from workers.store.engine import StoreError, make_engine
 from workers.submit import store_reference, submit
 
 
@@ -100,15 +105,42 @@ def _first_round(
     return first
 
 
-def _play_one(url: str, block_id: int) -> str:
+def _play_one(url: str, block_id: int, worker: str | None = None) -> str:
     """Pool worker body: one block in a fresh process with its own engine."""
     from workers.execute import play_block
 
     engine = make_engine(url)
     try:
-        return play_block(engine, block_id).status
+        return play_block(engine, block_id, worker=worker).status
     finally:
         engine.dispose()
+
+
+def _pool_process() -> None:
+    """A local pool process: Ctrl-C is for the parent, which stops the pool with SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_playing)
+
+
+def _stop_playing(signum: int, frame: Any) -> None:
+    from workers.lease import ProcessGroup
+
+    ProcessGroup.kill_all()  # the block ends at once; its directories go on the way out
+    raise SystemExit(128 + signum)
+
+
+def _stop_pool(pool: ProcessPoolExecutor, wait_s: float = 10.0) -> None:
+    """Cancel the queued blocks, stop the ones in play (SIGTERM), kill what is left after ``wait_s``."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    deadline = time.monotonic() + wait_s
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.kill()
 
 
 def plan_next_round(engine: Engine, league: repo.League) -> int:
@@ -139,14 +171,17 @@ def run_local(
     """Play every block not yet stored on a local process pool; returns outcome counts.
 
     A league with a stopping rule goes on round after round until its rule says it is finished;
-    ``planned`` hears how many blocks each new round adds.
+    ``planned`` hears how many blocks each new round adds. Interrupted (``KeyboardInterrupt``), it
+    cancels the queued blocks, stops those in play and releases their claims before it re-raises.
     """
     url = engine.url.render_as_string(hide_password=False)
+    claimer = f"{socket.gethostname()}:{os.getpid()}:local"
     counts: dict[str, int] = {}
-    with ProcessPoolExecutor(max_workers=max(1, processes)) as pool:
+    pool = ProcessPoolExecutor(max_workers=max(1, processes), initializer=_pool_process)
+    try:
         while True:
             todo = [b.id for b in repo.blocks_of(engine, league.id) if b.status != "done"]
-            futures = [pool.submit(_play_one, url, block_id) for block_id in todo]
+            futures = [pool.submit(_play_one, url, block_id, claimer) for block_id in todo]
             for future in as_completed(futures):
                 status = future.result()
                 counts[status] = counts.get(status, 0) + 1
@@ -154,9 +189,44 @@ def run_local(
                     progress(1)
             added = plan_next_round(engine, league)
             if not added:
+                pool.shutdown()
                 return counts
             if planned:
                 planned(added)
+    except BaseException:
+        _stop_pool(pool)
+        repo.release_claims(engine, claimer, league_id=league.id)
+        raise
+
+
+def start(engine: Engine, league: repo.League, *, send: Callable[[int], object] | None = None) -> int:
+    """Hand a league to the workers (``league start``); returns how many blocks were queued.
+
+    Queues only blocks with no message in the broker already, so starting twice queues nothing
+    twice; from then on the workers' reconciliation finishes the league (:mod:`workers.reconcile`).
+    """
+    from referee.settings import load as load_settings
+    from workers import reconcile
+
+    repo.start_league(engine, league.id)
+    report = reconcile.reconcile_league(
+        engine,
+        league.id,
+        send or reconcile.celery_send,
+        queued=reconcile.queued_block_ids(load_settings().broker_url),
+        grace_s=0,
+    )
+    return sum(len(ids) for ids in report.queued.values())
+
+
+RETRY_ERRORS: tuple[type[BaseException], ...] = (OperationalError, StoreError, OSError)
+"""What following a league retries: the store or the broker cannot be reached for now."""
+
+
+def _retry_errors() -> tuple[type[BaseException], ...]:
+    from kombu.exceptions import OperationalError as BrokerError
+
+    return (*RETRY_ERRORS, BrokerError)
 
 
 def run_celery(
@@ -167,41 +237,84 @@ def run_celery(
     planned: Callable[[int], None] | None = None,
     poll_s: float = 0.5,
     timeout_s: float | None = None,
+    notify: Callable[[str], None] | None = None,
+    no_worker_s: float = 30.0,
+    send: Callable[[int], object] | None = None,
 ) -> dict[str, int]:
-    """Queue every block not yet stored on the Celery broker and wait until the store has them all.
+    """Start the league on the workers (:func:`start`) and follow the store until it is finished.
 
-    A league with a stopping rule goes on round after round, as in :func:`run_local`.
+    Following only reads: interrupting it leaves the league to the workers. Store and broker
+    errors are retried with backoff (up to 30 s apart), each retry told to ``notify``, which also
+    hears when no worker has been seen for ``no_worker_s``. A league with a stopping rule goes on
+    round after round: the workers add the rounds, and so does this loop when it sees one stored.
     """
-    from workers.tasks import play_block
+    from workers import reconcile
 
+    say = notify or (lambda message: None)
+    send = send or reconcile.celery_send
     started = time.monotonic()
-    stored = 0
-    while True:
-        blocks = repo.blocks_of(engine, league.id)
-        todo = [b.id for b in blocks if b.status != "done"]
-        for block_id in todo:
-            play_block.delay(block_id)
-        done_before = len(blocks) - len(todo)
-        seen = 0
+    errors = _retry_errors()
+    delay = 0.0
+
+    def attempt(what: str, call: Callable[[], Any]) -> Any:
+        nonlocal delay
         while True:
-            # A GROUP BY count, not every block row, on each poll.
-            done = repo.block_counts(engine, league.id).get("done", 0) - done_before
-            if progress and done > seen:
-                progress(done - seen)
-            seen = done
-            if done >= len(todo):
-                break
-            if timeout_s is not None and time.monotonic() - started > timeout_s:
-                raise TimeoutError(
-                    f"{len(todo) - done} of {len(todo)} blocks not stored after {timeout_s:.0f} s"
+            try:
+                value = call()
+                delay = 0.0
+                return value
+            except errors as exc:
+                delay = min(30.0, max(1.0, delay * 2))
+                reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:200]
+                say(f"{what} failed ({type(exc).__name__}: {reason}); retrying in {delay:.0f} s")
+                _check_timeout(started, timeout_s, "the league is not finished")
+                time.sleep(delay)
+
+    queued = attempt("starting the league", lambda: start(engine, league, send=send))
+    total = None
+    seen = 0
+    done_before: int | None = None
+    last_change = time.monotonic()
+    warned = 0.0
+    while True:
+        counts = attempt("reading the store", lambda: repo.block_counts(engine, league.id))
+        done = counts.get("done", 0)
+        if done_before is None:
+            done_before = done
+        blocks = sum(counts.values())
+        if total is not None and blocks > total and planned:
+            planned(blocks - total)
+        total = blocks
+        if done - done_before > seen:
+            if progress:
+                progress(done - done_before - seen)
+            seen = done - done_before
+            last_change = time.monotonic()
+        if done == blocks:
+            report = attempt("adding the next round", lambda: reconcile.advance(engine, league.id, send))
+            if report.finished:
+                return {"stored": seen, "queued": queued}
+            if not report.queued:  # another runner is adding it
+                time.sleep(poll_s)
+            continue
+        now = time.monotonic()
+        if now - last_change >= no_worker_s and now - warned >= no_worker_s:
+            seen_at = attempt("reading the store", lambda: repo.last_worker_seen(engine))
+            ago = reconcile.elapsed_since(seen_at)
+            if ago is None or ago >= no_worker_s:
+                say(
+                    "no worker has been seen for "
+                    + ("ever" if ago is None else f"{ago:.0f} s")
+                    + ": start one with 'sixnimmt worker' (the league waits in the queue)"
                 )
-            time.sleep(poll_s)
-        stored += len(todo)
-        added = plan_next_round(engine, league)
-        if not added:
-            return {"stored": stored}
-        if planned:
-            planned(added)
+                warned = now
+        _check_timeout(started, timeout_s, f"{blocks - done} of {blocks} blocks not stored")
+        time.sleep(poll_s)
+
+
+def _check_timeout(started: float, timeout_s: float | None, what: str) -> None:
+    if timeout_s is not None and time.monotonic() - started > timeout_s:
+        raise TimeoutError(f"{what} after {timeout_s:.0f} s")
 
 
 def table(

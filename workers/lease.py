@@ -22,8 +22,10 @@ import shutil
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import ClassVar
 
 from sqlalchemy import Engine
 
@@ -113,10 +115,19 @@ class LeaseKeeper:
 class ProcessGroup:
     """A launcher that remembers the bot processes it started, so they can all be stopped at once."""
 
+    _live: ClassVar[weakref.WeakSet[ProcessGroup]] = weakref.WeakSet()
+
     def __init__(self, launch: Callable[..., object] | None) -> None:
         self.launch = launch
         self.processes: list[object] = []
         self.stopped = False
+        ProcessGroup._live.add(self)
+
+    @classmethod
+    def kill_all(cls) -> None:
+        """Kill the bots of every block this process plays (a pool process told to stop)."""
+        for group in list(cls._live):
+            group.kill()
 
     def __call__(self, argv: list[str], env: dict[str, str], **options: object) -> object:
         import subprocess

@@ -123,12 +123,17 @@ def advance(
     """Once a started league's blocks are all stored: add and queue its next round, or mark it finished.
 
     Deterministic and idempotent (:func:`workers.league.plan_next_round`): the worker that stores
-    the last block of a round and any reconciliation pass may call it at the same time.
+    the last block of a round and any reconciliation pass may call it at the same time. A league
+    not handed to the workers is left alone.
     """
     from workers.league import plan_next_round
 
     report = report or Pass()
-    if league_id not in repo.open_leagues(engine):
+    phase = repo.league_phase(engine, league_id)
+    if phase == "finished":
+        report.finished.append(league_id)
+        return report
+    if phase != "started":
         return report
     league = repo.league_by_id(engine, league_id)
     if plan_next_round(engine, league):
@@ -141,47 +146,53 @@ def advance(
 
 
 def reconcile(engine: Engine, send: Send, *, queued: set[int] | None, grace_s: float) -> Pass:
-    """One pass over every started, unfinished league (see the module docstring).
+    """One pass over every started, unfinished league (see the module docstring)."""
+    report = Pass()
+    for league_id in repo.open_leagues(engine):
+        reconcile_league(engine, league_id, send, queued=queued, grace_s=grace_s, report=report)
+    return report
+
+
+def reconcile_league(
+    engine: Engine,
+    league_id: int,
+    send: Send,
+    *,
+    queued: set[int] | None,
+    grace_s: float,
+    report: Pass | None = None,
+) -> Pass:
+    """Reconcile one league: expired leases, waiting blocks with no message, the next round.
 
     ``queued``: the blocks that have a message in the broker (:func:`queued_block_ids`); ``None``
     when the broker cannot be read, and then only blocks never queued are sent.
     """
-    report = Pass()
+    report = report or Pass()
     now = _now()
-    for league_id in repo.open_leagues(engine):
-        report.leagues += 1
-        expired = repo.expire_leases(engine, league_id)
-        report.expired += expired
-        for block in expired:
-            log.warning(
-                "block %d: the lease of %s expired (attempt %d); queued again",
-                block.id,
-                block.claimed_by,
-                block.attempts,
-            )
-        # Another reconciler cannot have expired these too: send whatever queued_at says.
-        _send(
-            engine,
-            [b.id for b in expired],
-            send,
-            report,
-            "lease_expired",
-            not_since=now + dt.timedelta(days=1),
+    report.leagues += 1
+    expired = repo.expire_leases(engine, league_id)
+    report.expired += expired
+    for block in expired:
+        log.warning(
+            "block %d: the lease of %s expired (attempt %d); queued again",
+            block.id,
+            block.claimed_by,
+            block.attempts,
         )
-        waiting = [b for b in repo.claimable_blocks(engine, league_id) if b.id not in {e.id for e in expired}]
-        missing = [b.id for b in waiting if queued is None or b.id not in queued]
-        # Unreadable broker: only blocks never queued (a far past not_since never matches a time).
-        not_since = (
-            now - dt.timedelta(seconds=grace_s)
-            if queued is not None
-            else dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-        )
-        _send(engine, missing, send, report, "unqueued", not_since=not_since)
-        if not waiting and not repo.blocks_of(engine, league_id, ["running"]):
-            advance(engine, league_id, send, report=report, grace_s=grace_s)
-        progress = repo.last_progress(engine, league_id)
-        if progress is not None and league_id not in report.finished:
-            report.stalled_s = max(report.stalled_s, (now - progress).total_seconds())
+    # No other reconciler expired these too: send them whatever queued_at says.
+    again = [b.id for b in expired]
+    _send(engine, again, send, report, "lease_expired", not_since=now + dt.timedelta(days=1))
+    waiting = [b for b in repo.claimable_blocks(engine, league_id) if b.id not in again]
+    missing = [b.id for b in waiting if queued is None or b.id not in queued]
+    # An unreadable broker: only blocks never queued (no time is before the epoch).
+    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    not_since = now - dt.timedelta(seconds=grace_s) if queued is not None else epoch
+    _send(engine, missing, send, report, "unqueued", not_since=not_since)
+    if not waiting and not again and not repo.blocks_of(engine, league_id, ["running"]):
+        advance(engine, league_id, send, report=report, grace_s=grace_s)
+    progress = repo.last_progress(engine, league_id)
+    if progress is not None and league_id not in report.finished:
+        report.stalled_s = max(report.stalled_s, (now - progress).total_seconds())
     return report
 
 

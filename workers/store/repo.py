@@ -477,6 +477,8 @@ class SeatRecord:
     defaulted: int
     forfeited: bool
     think_ms: int
+    fault_detail: str | None = None
+    """JSON: the faults' reasons and the process's exit (see :mod:`workers.faults`); None: no faults."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -562,7 +564,21 @@ def _seat_row(match_id: int, seat: SeatRecord) -> dict[str, Any]:
     }
     for kind, column in FAULT_COLUMNS.items():
         row[column] = int(seat.faults.get(kind, 0))
+    row["fault_detail"] = seat.fault_detail
     return row
+
+
+def fault_details(engine: Engine, league_id: int) -> list[tuple[int, str]]:
+    """(bot version id, fault_detail JSON) of every seat of the league that has faults."""
+    query = (
+        select(seat_results.c.bot_version_id, seat_results.c.fault_detail)
+        .join(matches, matches.c.id == seat_results.c.match_id)
+        .join(blocks, blocks.c.id == matches.c.block_id)
+        .where(blocks.c.league_id == league_id, seat_results.c.fault_detail.is_not(None))
+        .order_by(seat_results.c.match_id, seat_results.c.seat)
+    )
+    with engine.connect() as conn:
+        return [(int(r.bot_version_id), str(r.fault_detail)) for r in conn.execute(query)]
 
 
 def league_results(engine: Engine, league_id: int) -> list[dict[str, Any]]:
@@ -772,3 +788,14 @@ def last_progress(engine: Engine, league_id: int) -> dt.datetime | None:
         stored = _aware(conn.execute(last).scalar())
         started = _aware(conn.execute(select(leagues.c.started_at).where(leagues.c.id == league_id)).scalar())
     return max((m for m in (stored, started) if m is not None), default=None)
+
+
+def league_phase(engine: Engine, league_id: int) -> str:
+    """``created`` (not handed to the workers), ``started`` or ``finished``."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(leagues.c.started_at, leagues.c.finished_at).where(leagues.c.id == league_id)
+        ).first()
+    if row is None:
+        raise NotFoundError(f"no league with id {league_id}")
+    return "finished" if row.finished_at else "started" if row.started_at else "created"
