@@ -122,6 +122,11 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
             "value": round(statistics.fmean(differences), 3),
             "unit": "bull heads/game (pool mean)",
         }
+        yield {
+            "name": f"sprt.sd_per_deal.{name}",
+            "value": round(statistics.stdev(differences), 3),
+            "unit": "bull heads/game (pool)",
+        }
     copy = pool("heuristic", "heuristic", sprt.MIN_DEALS)
     verdict, used = trial(copy, sprt.Settings(), random.Random(1))
     assert verdict == sprt.H0, verdict

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -244,27 +245,42 @@ def cmd_test(args: argparse.Namespace, engine: Engine) -> int:
         max_deals=args.max_deals,
         seed=args.seed,
     )
-    play(engine, league, json_output=args.json, local=args.local, processes=args.processes)
+    finished = play(engine, league, json_output=args.json, local=args.local, processes=args.processes)
     info = report(engine, league)
     if args.json:
         print(json.dumps(info))
     else:
         print_report(info)
-    return 0
+    return 0 if finished else 130
 
 
-def play(engine: Engine, league: repo.League, *, json_output: bool, local: bool, processes: int) -> None:
-    """Play a stored test until its rule says it is finished (the league run loops, progress bar)."""
+def play(engine: Engine, league: repo.League, *, json_output: bool, local: bool, processes: int) -> bool:
+    """Play a stored test until its rule says it is finished (the league run loops, progress bar).
+
+    Returns ``False`` when interrupted (Ctrl-C): the local pool gives its blocks back, Celery's
+    workers go on, and ``sixnimmt league run NAME`` resumes the test.
+    """
     from bot_sdk.progress import progress_bar
     from referee.settings import load as load_settings
     from workers import league as leagues
-    from workers.cli import _grow
+    from workers.cli import _grow, _notify
 
     settings = load_settings()
     todo = [b for b in repo.blocks_of(engine, league.id) if b.status != "done"]
     with progress_bar(len(todo), "blocks", json_output) as bar:
-        if settings.broker_url and not local:
-            leagues.run_celery(engine, league, progress=bar.update, planned=_grow(bar))
-        else:
-            pool = processes or settings.workers or os.cpu_count() or 1
-            leagues.run_local(engine, league, processes=pool, progress=bar.update, planned=_grow(bar))
+        try:
+            if settings.broker_url and not local:
+                leagues.run_celery(
+                    engine, league, progress=bar.update, planned=_grow(bar), notify=_notify(bar)
+                )
+            else:
+                pool = processes or settings.workers or os.cpu_count() or 1
+                leagues.run_local(engine, league, processes=pool, progress=bar.update, planned=_grow(bar))
+        except KeyboardInterrupt:
+            print(
+                f"sixnimmt: stopped test {league.name} ('sixnimmt league run {league.name}' goes on);"
+                " where it stands:",
+                file=sys.stderr,
+            )
+            return False
+    return True
