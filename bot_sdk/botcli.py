@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +114,25 @@ def cmd_play(args: argparse.Namespace, config: dict[str, Any]) -> int:
             f"{row['name']:<20} {row['games']:>5} {row['mean_score']:>10.2f} {row['mean_rank']:>9.2f}"
             f" {row['wins']:>5}  {faults}"
         )
+    print_reasons(rows)
     return 0
+
+
+def print_reasons(rows: list[dict[str, Any]]) -> None:
+    """Each entrant's distinct fault reasons (a traceback once, with its count) and a bad exit."""
+    for row in rows:
+        exit = row.get("exit") or {}
+        if not row["fault_reasons"] and exit.get("status") in (0, None) and not exit.get("signal"):
+            continue
+        print(f"\n{row['name']}:")
+        for fault in row["fault_reasons"]:
+            print(f"  {fault['kind']} ×{fault['count']}:")
+            print(textwrap.indent(fault["reason"], "    "))
+        if exit and (exit.get("status") != 0 or exit.get("signal")):
+            tail = [line for line in (exit.get("stderr") or "").splitlines() if line.strip()][-10:]
+            print(f"  the process {exit['how']}" + ("; its stderr ends:" if tail else ""))
+            for line in tail:
+                print(f"    {line}")
 
 
 def _summarise(names: list[str], run: RemoteRun) -> list[dict[str, Any]]:
@@ -121,9 +140,13 @@ def _summarise(names: list[str], run: RemoteRun) -> list[dict[str, Any]]:
     for name in names:
         seats = [s for m in run.matches for s in m.seats if s.entrant == name]
         faults: dict[str, int] = {}
+        reasons: dict[tuple[str, str], int] = {}
         for s in seats:
             for kind, count in s.faults.items():
                 faults[kind] = faults.get(kind, 0) + count
+            for kind, reason, count in s.reasons:
+                reasons[(kind.value, reason)] = reasons.get((kind.value, reason), 0) + count
+        exit = run.exits.get(name)
         rows.append(
             {
                 "name": name,
@@ -138,6 +161,11 @@ def _summarise(names: list[str], run: RemoteRun) -> list[dict[str, Any]]:
                     sum(s.think_ms for s in seats) / max(1, sum(s.decisions for s in seats)), 2
                 ),
                 "exit_code": run.exit_codes.get(name),
+                "fault_reasons": [
+                    {"kind": kind, "reason": reason, "count": count}
+                    for (kind, reason), count in sorted(reasons.items(), key=lambda item: -item[1])
+                ],
+                "exit": None if exit is None else exit.to_json() | {"how": exit.describe()},
             }
         )
     return rows
@@ -161,6 +189,10 @@ def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
         for name, passed in report.checks:
             print(f"{'PASS' if passed else 'FAIL'}  {name}")
         print(f"{report.decisions} decisions, {report.think_ms_per_decision} ms each on average")
+        problem = report.problem()
+        if problem:
+            print("what went wrong:")
+            print(textwrap.indent(problem, "  "))
         print("ok" if report.ok else "the bot does not conform")
     return 0 if report.ok else 1
 

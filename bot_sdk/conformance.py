@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot_sdk.loader import load_bot
-from bot_sdk.remote import MatchPlan, RemoteRun, play_remote
+from bot_sdk.remote import MatchPlan, ProcessExit, RemoteRun, play_remote
 from bot_sdk.tournament import derive_seed
+from referee.faults import FaultKind, short_reason
 from referee.rules.registry import make_variant
 
 
@@ -30,6 +31,10 @@ class CheckReport:
     think_ms_per_decision: float
     mean_score: float | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    reasons: list[tuple[FaultKind, str, int]] = field(default_factory=list)
+    """The bot's distinct fault reasons over every game, with counts, most frequent first."""
+    exit: ProcessExit | None = None
+    """How the bot's process ended, with the end of its stderr."""
 
     @property
     def ok(self) -> bool:
@@ -47,7 +52,46 @@ class CheckReport:
             "exit_code": self.exit_code,
             "think_ms_per_decision": self.think_ms_per_decision,
             "mean_score": self.mean_score,
+            "fault_reasons": [{"kind": k.value, "reason": r, "count": n} for k, r, n in self.reasons],
+            "exit": None if self.exit is None else self.exit.to_json() | {"how": self.exit.describe()},
+            "problem": self.problem(),
         }
+
+    def summary(self) -> str:
+        """What went wrong, on one line: the bot's own error, or its most frequent fault."""
+        problem = self.problem()
+        if not problem:
+            return ""
+        if self.reasons and not problem.startswith(self.reasons[0][0].value):
+            return problem.splitlines()[0]
+        if self.reasons:
+            kind, reason, count = self.reasons[0]
+            more = f" (and {len(self.reasons) - 1} more reasons)" if len(self.reasons) > 1 else ""
+            return f"{kind.value} ×{count}: {short_reason(reason)}{more}"
+        assert self.exit is not None  # a problem without reasons is the process's exit
+        last = [line for line in self.exit.stderr.splitlines() if line.strip()][-1:]
+        return f"the bot process {self.exit.describe()}" + (f"; its stderr ends: {last[0]}" if last else "")
+
+    def problem(self) -> str:
+        """What went wrong, in the bot's own terms (its error first); empty when nothing did."""
+        stderr = self.exit.stderr if self.exit is not None else ""
+        said = [
+            line.removeprefix("bot: error: ")
+            for line in stderr.splitlines()
+            if line.startswith("bot: error: ")
+        ]
+        if said and self.exit is not None and not self.exit.clean:
+            return said[-1]  # the bot never played: it could not be loaded, or the referee refused it
+        lines = []
+        for kind, reason, count in self.reasons[:3]:
+            lines.append(f"{kind.value} ×{count}: {reason}")
+        if self.exit is not None and not self.exit.clean:
+            tail = [line for line in stderr.splitlines() if line.strip()][-5:]
+            lines.append(
+                f"the bot process {self.exit.describe()}"
+                + ("; its stderr ends:\n" + "\n".join(tail) if tail else "")
+            )
+        return "\n".join(lines)
 
 
 def check(
@@ -85,19 +129,26 @@ def check(
     )
     seats = [s for m in run.matches for s in m.seats if s.entrant == "bot"]
     faults: dict[str, int] = {}
+    reasons: dict[tuple[FaultKind, str], int] = {}
     for s in seats:
         for kind, count in s.faults.items():
             faults[kind] = faults.get(kind, 0) + count
+        for kind, reason, count in s.reasons:
+            reasons[(kind, reason)] = reasons.get((kind, reason), 0) + count
     decisions = sum(s.decisions for s in seats)
     checks = [
         (
             "connects and plays every match",
             len(seats) == games and all(m.status == "finished" for m in run.matches),
         ),
-        ("answers in time", faults.get("timeout", 0) == 0),
-        ("plays only legal actions", faults.get("illegal", 0) == 0),
-        ("speaks the protocol", faults.get("protocol", 0) == 0),
-        ("stays connected through every game", faults.get("crash", 0) + faults.get("disconnect", 0) == 0),
+        ("answers in time", faults.get(FaultKind.TIMEOUT, 0) == 0),
+        ("decides without raising", faults.get(FaultKind.EXCEPTION, 0) == 0),
+        ("plays only legal actions", faults.get(FaultKind.ILLEGAL, 0) == 0),
+        ("speaks the protocol", faults.get(FaultKind.PROTOCOL, 0) == 0),
+        (
+            "stays connected through every game",
+            faults.get(FaultKind.CRASH, 0) + faults.get(FaultKind.DISCONNECT, 0) == 0,
+        ),
         ("plays many matches at once over one stream", len(seats) == games and games > 1),
         ("exits cleanly after goodbye", run.exit_codes.get("bot") == 0),
     ]
@@ -109,4 +160,6 @@ def check(
         run.exit_codes.get("bot"),
         round(sum(s.think_ms for s in seats) / max(1, decisions), 2),
         statistics.fmean(s.score for s in seats) if seats else None,
+        reasons=[(k, r, n) for (k, r), n in sorted(reasons.items(), key=lambda item: -item[1])],
+        exit=run.exits.get("bot"),
     )

@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import inspect
 import sys
+import traceback
 from pathlib import Path
 
 from bot_sdk.bot import Bot
@@ -68,13 +69,13 @@ def _load_file(path: Path, class_name: str | None) -> type[Bot]:
             spec.loader.exec_module(module)
         except Exception as exc:
             del sys.modules[module_name]
-            raise BotLoadError(f"importing {path} failed: {exc!r}") from exc
+            raise BotLoadError(f"importing {path.name} failed: {import_error(exc, source.parent)}") from exc
     if class_name is None:
         class_name = getattr(module, "BOT", None)
     if class_name is not None:
         cls = getattr(module, class_name, None) if isinstance(class_name, str) else class_name
         if not (inspect.isclass(cls) and issubclass(cls, Bot)):
-            raise BotLoadError(f"{path}: {class_name} is not a Bot subclass")
+            raise BotLoadError(f"{path.name}: {class_name} is not a Bot subclass")
         return cls
     found = [
         obj
@@ -84,7 +85,36 @@ def _load_file(path: Path, class_name: str | None) -> type[Bot]:
     if len(found) != 1:
         names = ", ".join(c.__name__ for c in found) or "none"
         raise BotLoadError(
-            f"{path} must define exactly one Bot subclass (found {names});"
+            f"{path.name} must define exactly one Bot subclass (found {names});"
             " name one with 'file.py:Class' or a module-level BOT = Class"
         )
     return found[0]
+
+
+def import_error(exc: BaseException, root: Path) -> str:
+    """A bot file's import error in the author's terms: the file (relative to the bot's own
+    directory, never where it was unpacked), the line, and the error."""
+
+    def shown(filename: str | None) -> str:
+        if not filename:
+            return "?"
+        try:
+            return str(Path(filename).resolve().relative_to(root))
+        except ValueError:
+            return Path(filename).name
+
+    if isinstance(exc, SyntaxError):
+        where = f"{shown(exc.filename)}, line {exc.lineno}: " if exc.lineno else ""
+        code = f": {exc.text.strip()}" if exc.text and exc.text.strip() else ""
+        return f"{where}{type(exc).__name__}: {exc.msg}{code}"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _inside(f.filename, root)]
+    where = f"{shown(frames[-1].filename)}, line {frames[-1].lineno}: " if frames else ""
+    return f"{where}{type(exc).__name__}: {exc}"
+
+
+def _inside(filename: str, root: Path) -> bool:
+    try:
+        Path(filename).resolve().relative_to(root)
+    except (ValueError, OSError):
+        return False
+    return True

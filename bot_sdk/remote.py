@@ -243,7 +243,7 @@ class ProcessExit:
     signal: str | None = None
     """The signal that ended it, e.g. ``SIGKILL``."""
     limit: str | None = None
-    """The resource limit that killed it, as the sandbox names it (e.g. the CPU time limit)."""
+    """The resource limit that killed it, when the launcher knows (a sandbox's ``exit_reason``)."""
     stderr: str = ""
     """The last :data:`STDERR_TAIL_CHARS` characters the process wrote to stderr."""
 
@@ -254,10 +254,8 @@ class ProcessExit:
 
     def describe(self) -> str:
         """One line: how it ended."""
-        if self.limit:
-            return f"killed: {self.limit}" + (f" ({self.signal})" if self.signal else "")
         if self.signal:
-            return f"killed by {self.signal}"
+            return f"killed by {self.signal}" + (f": {self.limit}" if self.limit else "")
         if self.status is None:
             return "did not stop; killed"
         return f"exited with status {self.status}"
@@ -265,6 +263,19 @@ class ProcessExit:
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready form (the store's ``fault_detail`` holds it)."""
         return {"status": self.status, "signal": self.signal, "limit": self.limit, "stderr": self.stderr}
+
+
+def _limit(process: Any) -> str | None:
+    """The limit that killed ``process``, from its launcher's ``exit_reason()`` if it has one.
+
+    A sandboxed process says e.g. ``killed by SIGKILL: CPU time limit 600 s (RLIMIT_CPU) reached``;
+    the part after the signal is the limit. A plain process has no such method: ``None``.
+    """
+    reason = getattr(process, "exit_reason", None)
+    text = reason() if callable(reason) else None
+    if not text or not text.startswith("killed by ") or ": " not in text:
+        return None
+    return str(text.split(": ", 1)[1])
 
 
 class BotProcess:
@@ -332,8 +343,7 @@ class BotProcess:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
-        reason = getattr(self.process, "exit_reason", None)
-        limit = reason() if callable(reason) and code is not None else None
+        limit = _limit(self.process) if name else None
         return ProcessExit(code if code is not None and code >= 0 else None, name, limit, self.stderr_tail())
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import queue
 import random
 import signal
@@ -19,6 +20,7 @@ import traceback
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -37,6 +39,8 @@ CHANNEL_OPTIONS = [
     ("grpc.max_send_message_length", 1 << 20),
 ]
 
+
+_SDK_DIR = str(Path(__file__).resolve().parent) + os.sep
 
 PARTIAL_REPLY_S = 0.025
 """Answers computed for longer than this are sent before the rest of the batch is done."""
@@ -209,9 +213,11 @@ def _handle(
 
 def exception_report(exc: BaseException) -> str:
     """What the runner tells the referee of a bot's exception: the end of its traceback, bounded."""
-    lines = traceback.format_exception(exc)
-    # The last frames and the error: where it happened in the bot's own code, and what.
-    return bounded("".join(lines[-4:]), MAX_REASON_CHARS)
+    report = traceback.TracebackException.from_exception(exc)
+    # The bot's own frames (the SDK's say nothing to its author), the last three, and the error.
+    own = [frame for frame in report.stack if not frame.filename.startswith(_SDK_DIR)]
+    report.stack = traceback.StackSummary.from_list((own or list(report.stack))[-3:])
+    return bounded("".join(report.format()), MAX_REASON_CHARS)
 
 
 def _call(method: Callable[[Any], None], argument: Any, summary: RunSummary) -> None:

@@ -9,7 +9,9 @@ metrics labels and store columns use its value without a conversion table of the
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
+from pathlib import PurePath
 
 MAX_REASON_CHARS = 1000
 """A fault's reason is cut to this many characters (its end kept: a traceback ends with the error)."""
@@ -61,3 +63,18 @@ def add_reason(reasons: dict[tuple[FaultKind, str], int], kind: FaultKind, reaso
     if key not in reasons and len(reasons) >= MAX_REASONS:
         key = (kind, OTHER_REASONS)
     reasons[key] = reasons.get(key, 0) + 1
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+
+
+def short_reason(reason: str) -> str:
+    """A reason on one line: a traceback becomes its error and where it was raised."""
+    lines = [line.strip() for line in reason.splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return lines[0] if lines else ""
+    frames = _FRAME.findall(reason)
+    if not frames:
+        return lines[-1]
+    path, line, function = frames[-1]
+    return f"{lines[-1]} (at {PurePath(path).name}:{line}, in {function})"

@@ -366,15 +366,21 @@ def cmd_status(args: argparse.Namespace, engine: Any) -> int:
     from workers import bottest
 
     test = bottest.report(engine, league) if bottest.is_test(league) else None
+    from workers import faults as fault_reasons
+
+    reasons = fault_reasons.league_reasons(engine, league)
     if args.json:
         extra = {"adaptive": rounds} if rounds else {"sprt": test} if test else {}
-        print(json.dumps({"league": league.name, **status, **extra}))
+        print(json.dumps({"league": league.name, **status, "fault_reasons": reasons, **extra}))
         return 0
     blocks = ", ".join(f"{k} {v}" for k, v in sorted(status["blocks"].items()))
     faults = ", ".join(f"{k} {v}" for k, v in status["faults"].items() if v) or "none"
     print(f"league {league.name}: blocks {blocks}; {status['matches']} matches; faults: {faults}")
     for error in status["errors"]:
         print(f"  block {error['block']} failed: {error['error']}")
+    if reasons:
+        print("fault reasons, by bot:")
+        fault_reasons.print_reasons(reasons)
     if rounds:
         _print_rounds(league, rounds)
     if test:

@@ -11,18 +11,19 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
 
-from bot_sdk.remote import MatchPlan, RemoteMatch, play_remote
+from bot_sdk.remote import MatchPlan, ProcessExit, RemoteMatch, play_remote
 from bot_sdk.tournament import Block
 from referee.settings import load as load_settings
 from workers import metrics
 from workers.artifacts import bot_spec, unpack
+from workers.faults import seat_fault_detail
 from workers.lease import LeaseKeeper, LeaseLostError, ProcessGroup, block_directories
 from workers.referee_thread import referee_in_thread
 from workers.store import repo
@@ -130,7 +131,7 @@ def play_block(
             metrics.block_ended(league.variant, "failed", started)
             repo.fail_block(engine, block_id, error, claim=block.claim)
             raise BlockError(error)
-        played.append(_record(rotation, block.seed, seating, match, league))
+        played.append(_record(rotation, block.seed, seating, match, league, run.exits))
     with metrics.STORE_WRITE_SECONDS.labels("record_block").time():
         stored = repo.record_block(engine, block_id, played, claim=block.claim)
     metrics.block_ended(league.variant, "stored" if stored else "raced", started)
@@ -158,7 +159,12 @@ def _readable(directory: Path) -> None:
 
 
 def _record(
-    rotation: int, seed: int, seating: tuple[int, ...], match: RemoteMatch, league: repo.League
+    rotation: int,
+    seed: int,
+    seating: tuple[int, ...],
+    match: RemoteMatch,
+    league: repo.League,
+    exits: Mapping[str, ProcessExit],
 ) -> repo.MatchRecordRow:
     seats = sorted(match.seats, key=lambda s: s.seat)
     return repo.MatchRecordRow(
@@ -177,6 +183,7 @@ def _record(
                 defaulted=s.defaulted,
                 forfeited=s.forfeited,
                 think_ms=s.think_ms,
+                fault_detail=seat_fault_detail(s.faults, s.reasons, exits.get(s.entrant)),
             )
             for s in seats
         ],

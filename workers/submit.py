@@ -35,7 +35,8 @@ def submit(
     report = check_artifact(artifact, variant=variant, games=games, sandbox=sandbox)
     if not report.ok:
         failed = ", ".join(check for check, passed in report.checks if not passed)
-        raise SubmissionError(f"the bot failed its check ({failed}); faults: {report.faults or 'none'}")
+        # The bot's own error (its SyntaxError, its exception, how its process ended), not counts.
+        raise SubmissionError(f"the bot failed its check ({failed}): {report.summary() or 'no reason given'}")
     version, created = repo.add_bot_version(
         engine, name, artifact.content, artifact.sha256, artifact.entry_point, variant
     )

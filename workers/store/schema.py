@@ -21,6 +21,8 @@ from sqlalchemy import (
     func,
 )
 
+from referee.faults import FaultKind
+
 metadata = MetaData(
     naming_convention={
         "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -206,10 +208,11 @@ workers = Table(
 when none has been seen for a while)."""
 
 FAULT_COLUMNS = {
-    "timeout": "timeouts",
-    "crash": "crashes",
-    "disconnect": "disconnects",
-    "illegal": "illegal",
-    "protocol": "protocol",
+    FaultKind.TIMEOUT: "timeouts",
+    FaultKind.CRASH: "crashes",
+    FaultKind.DISCONNECT: "disconnects",
+    FaultKind.ILLEGAL: "illegal",
+    FaultKind.PROTOCOL: "protocol",
+    FaultKind.EXCEPTION: "exceptions",
 }
-"""Fault kind → its seat_results column."""
+"""Fault kind → its seat_results column (a kind is its name as a string: ``"timeout"``)."""
