@@ -270,7 +270,7 @@ def paired_differences(
     for block in blocks:
         who = settings.new if settings.new in block.entrants else settings.base
         side[block.number] = (block.number // 2, who, len(block.entrants))
-    scores: dict[int, list[int]] = defaultdict(list)
+    scores: dict[int, list[float]] = defaultdict(list)
     for number, position, score in _seat_scores(results):
         if number in side and position == side[number][1]:
             scores[number].append(score)
@@ -286,12 +286,12 @@ def paired_differences(
     return differences
 
 
-def _seat_scores(results: Any) -> Iterable[tuple[int, int, int]]:
+def _seat_scores(results: Any) -> Iterable[tuple[int, int, float]]:
     """(block, position, score) of every seat result, from rows or from arrays."""
     if hasattr(results, "block") and hasattr(results, "score"):  # workers.ranking.Results
         columns = zip(results.block, results.position, results.score, strict=True)
-        return ((int(b), int(p), int(s)) for b, p, s in columns)
-    return ((int(r["block"]), int(r["position"]), int(r["score"])) for r in results)
+        return ((int(b), int(p), float(s)) for b, p, s in columns)
+    return ((int(r["block"]), int(r["position"]), float(r["score"])) for r in results)
 
 
 def next_blocks(

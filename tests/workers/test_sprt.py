@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot_sdk.tournament import Block, play_block
-from workers import sprt
+from workers import ranking, rounds, sprt
 from workers.sprt import Settings
 
 BOTS = Path(__file__).parent / "sprt_bots" / "mixed.py"
@@ -146,6 +146,7 @@ class InProcessTest:
     stopping: Mapping[str, Any]
     config: Mapping[str, Any] = field(default_factory=lambda: dict(ONE_HAND))
     variant: str = "classic"
+    name: str = "in-process test"
 
 
 def rows_of(block: Block, test: InProcessTest, next_match: int) -> list[dict[str, Any]]:
@@ -178,7 +179,7 @@ def play_test(test: InProcessTest) -> tuple[sprt.State, list[Block], list[dict[s
     while todo:
         for block in todo:
             results += rows_of(block, test, len(results))
-        todo = sprt.next_blocks(test, results, blocks)
+        todo = rounds.next_blocks(test, results, blocks)  # type: ignore[arg-type]  # dispatches on "sprt"
         blocks += todo
     differences = sprt.paired_differences(results, blocks, settings, higher_is_better=False)
     return sprt.state(differences, settings), blocks, results
@@ -238,6 +239,12 @@ def test_a_test_replays_identically_whatever_order_results_are_stored_in() -> No
     assert sprt.paired_differences(shuffled, blocks, settings, higher_is_better=False) == list(
         sprt.paired_differences(results, blocks, settings, higher_is_better=False)
     )
+    arrays = ranking.Results.from_rows(shuffled)  # what the run loops may pass instead of rows
+    assert sprt.paired_differences(arrays, blocks, settings, higher_is_better=False) == list(
+        sprt.paired_differences(results, blocks, settings, higher_is_better=False)
+    )
+    league = InProcessTest(test.seed, test.entrants, test.stopping)
+    assert sprt.next_blocks(league, arrays, blocks) == sprt.next_blocks(league, results, blocks) == []
 
 
 def test_next_blocks_waits_for_every_planned_deal() -> None:
