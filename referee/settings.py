@@ -78,6 +78,8 @@ class Settings:
         9465, "port of `sixnimmt worker`'s Prometheus /metrics endpoint, for all its pool processes (0: none)"
     )
     bot_max_bytes: int = _setting(5 << 20, "largest bot submission (a file, or a directory's files together)")
+    submit_max_files: int = _setting(256, "most files a bot submission may hold (checked again at unpacking)")
+    submit_max_path: int = _setting(160, "longest path inside a bot submission, in characters")
     sandbox_cpu_s: int = _setting(600, "CPU seconds a bot process may use in one block")
     sandbox_memory_mb: int = _setting(1024, "address space a bot process may use")
     sandbox_file_mb: int = _setting(16, "largest file a bot process may write")

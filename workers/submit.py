@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import tempfile
 from pathlib import Path
 
@@ -11,11 +10,9 @@ from sqlalchemy import Engine
 from bot_sdk.bots import REFERENCE_BOTS
 from bot_sdk.conformance import CheckReport, check
 from referee.settings import load as load_settings
-from workers.artifacts import Artifact, SubmissionError, bot_spec, pack, unpack
+from workers.artifacts import Artifact, SubmissionError, SubmissionLimits, bot_spec, pack, unpack
 from workers.execute import sandbox_for
 from workers.store import repo
-
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,99}$")
 
 
 def submit(
@@ -29,9 +26,11 @@ def submit(
     sandbox: bool = True,
 ) -> tuple[repo.BotVersion, bool, CheckReport]:
     """Validate and store a bot; raises :class:`SubmissionError` and stores nothing if it fails."""
-    if not NAME.match(name):
-        raise SubmissionError(f"bad bot name {name!r}: letters, digits and _ . - / only, at most 100")
-    artifact = pack(path, entry=entry, max_bytes=load_settings().bot_max_bytes)
+    try:
+        repo.check_name("bot", name)  # before anything runs
+    except repo.BadNameError as exc:
+        raise SubmissionError(str(exc)) from None
+    artifact = pack(path, entry=entry, limits=SubmissionLimits.from_settings(load_settings()))
     report = check_artifact(artifact, variant=variant, games=games, sandbox=sandbox)
     if not report.ok:
         failed = ", ".join(check for check, passed in report.checks if not passed)

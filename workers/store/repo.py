@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,39 @@ class LeaseHeldError(ConflictError):
     """Another worker holds a live lease on the block: it is being played."""
 
 
+class BadNameError(ConflictError):
+    """A bot or league name outside the safe charset or too long (refused, nothing stored)."""
+
+
+MAX_NAME = 100
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+\-/@]*")
+
+
+def check_name(kind: str, name: str) -> str:
+    """Return ``name`` if it is a safe bot or league name, else raise :class:`BadNameError`.
+
+    Letters, digits and ``_ . + - /`` (``@`` too in league names: a bot's ``@`` separates its
+    version), starting with a letter or digit, at most :data:`MAX_NAME` characters, no ``..``,
+    ``//`` or trailing ``/``. Names reach file names, URLs, logs and terminals: nothing else.
+    """
+    allowed = "letters, digits and _ . + - /" + (" @" if kind == "league" else "")
+    if not isinstance(name, str) or not name:
+        raise BadNameError(f"a {kind} needs a name: {allowed}")
+    shown = repr(name[:40]) + ("…" if len(name) > 40 else "")
+    if len(name) > MAX_NAME:
+        raise BadNameError(f"{kind} name {shown} is {len(name)} characters long; at most {MAX_NAME}")
+    bad = (
+        not _NAME.fullmatch(name)
+        or (kind != "league" and "@" in name)
+        or ".." in name
+        or "//" in name
+        or name.endswith("/")
+    )
+    if bad:
+        raise BadNameError(f"bad {kind} name {shown}: {allowed} only, starting with a letter or digit")
+    return name
+
+
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
@@ -66,6 +100,7 @@ def add_bot_version(
 
     Submitting the same content again for the same bot returns the existing version.
     """
+    check_name("bot", name)
     with engine.begin() as conn:
         bot_id = conn.execute(select(bots.c.id).where(bots.c.name == name)).scalar()
         if bot_id is None:
@@ -212,6 +247,7 @@ def create_league(
     stopping: Mapping[str, Any] | None = None,
 ) -> int:
     """Store a league with its entrants and planned blocks ``(number, seed, entrants)``: all or nothing."""
+    check_name("league", name)
     with engine.begin() as conn:
         try:
             league_id = conn.execute(
