@@ -8,8 +8,8 @@
 #   docker run IMAGE league migrate                         # bring the store to the newest schema
 #
 # Builder: builds the project's wheel and installs it with the `server` extra into /opt/venv.
-# Runtime: the same slim Python base, only /opt/venv copied in; no compiler, no build tools,
-# no source tree; a fixed non-root user (uid/gid 10001). Every dependency ships binary wheels
+# Runtime: the same slim Python base, only /opt/venv copied in and bubblewrap installed; no
+# compiler, no build tools, no source tree; a fixed non-root user (uid/gid 10001). Every dependency ships binary wheels
 # (grpcio, psycopg[binary], ...), so the builder needs no compiler either.
 
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
@@ -36,7 +36,12 @@ LABEL org.opencontainers.image.title="sixnimmt-arena" \
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
-RUN groupadd --system --gid 10001 sixnimmt \
+# bubblewrap: the bot sandbox (workers/sandbox.py, docs/sandbox.md) refuses to run bots without
+# it; prlimit, setpriv (util-linux) and sh come with the base. Nothing else is installed.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/* \
+    && groupadd --system --gid 10001 sixnimmt \
     && useradd --system --uid 10001 --gid 10001 --home-dir /home/sixnimmt --create-home \
        --shell /usr/sbin/nologin sixnimmt
 COPY --from=builder /opt/venv /opt/venv
