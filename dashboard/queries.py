@@ -14,6 +14,8 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, literal, select
 
+from referee.faults import short_reason
+from workers.faults import describe_exit, parse_detail
 from workers.store.repo import NotFoundError
 from workers.store.schema import (
     FAULT_COLUMNS,
@@ -269,12 +271,19 @@ def _page(number: int, size: int, total: int) -> Page:
     return page
 
 
-def seats_of(conn: Connection, match_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
-    """The seat results of these matches with bot names, by match id (two queries in all)."""
+def seats_of(
+    conn: Connection, match_ids: Sequence[int], *, detail: bool = False
+) -> dict[int, list[dict[str, Any]]]:
+    """The seat results of these matches with bot names, by match id (two queries in all).
+
+    With ``detail``, each seat also has its ``fault_detail`` (reasons, process exit, stderr tail);
+    lists leave that column unread.
+    """
     if not match_ids:
         return {}
+    columns = [c for c in seat_results.c if detail or c.name != "fault_detail"]
     rows = conn.execute(
-        select(seat_results)
+        select(*columns)
         .where(seat_results.c.match_id.in_(list(match_ids)))
         .order_by(seat_results.c.match_id, seat_results.c.seat)
     ).all()
@@ -295,17 +304,45 @@ def seats_of(conn: Connection, match_ids: Sequence[int]) -> dict[int, list[dict[
                 "defaulted": r.defaulted,
                 "forfeited": bool(r.forfeited),
                 "think_ms": r.think_ms,
+                **({"fault_detail": _fault_detail(r.fault_detail)} if detail else {}),
             }
         )
     return seats
+
+
+def _fault_detail(text: str | None) -> dict[str, Any] | None:
+    """A stored fault_detail, ready to show: each reason also on one line, the exit in words."""
+    found = parse_detail(text)
+    if found is None:
+        return None
+    faults = [f for f in found.get("faults") or () if isinstance(f, dict)]
+    exit = found.get("exit") if isinstance(found.get("exit"), dict) else None
+    return {
+        "faults": [
+            {
+                "kind": str(f.get("kind", "")),
+                "count": int(f.get("count") or 0),
+                "reason": str(f.get("reason", "")),
+                "short": short_reason(str(f.get("reason", ""))),
+            }
+            for f in faults
+        ],
+        "exit": None
+        if exit is None
+        else {
+            "how": describe_exit(exit),
+            "clean": exit.get("status") == 0,
+            "stderr": str(exit.get("stderr") or ""),
+        },
+    }
 
 
 def _match_rows(conn: Connection, query: Any) -> list[dict[str, Any]]:
     return _matches_json(conn, conn.execute(query).all())
 
 
-def _matches_json(conn: Connection, rows: Sequence[Any]) -> list[dict[str, Any]]:
-    seats = seats_of(conn, [r.id for r in rows])
+def _matches_json(conn: Connection, rows: Sequence[Any], *, detail: bool = False) -> list[dict[str, Any]]:
+    seats = seats_of(conn, [r.id for r in rows], detail=detail)
     return [
         {
             "id": r.id,
@@ -392,7 +429,7 @@ def match(conn: Connection, match_id: int) -> dict[str, Any]:
     row = conn.execute(query).first()
     if row is None:
         raise NotFoundError(f"no match {match_id}")
-    return _matches_json(conn, [row])[0] | {
+    return _matches_json(conn, [row], detail=True)[0] | {
         "seed": int(row.seed),
         "digest": row.digest,
         "variant": row.variant,
