@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -88,8 +89,8 @@ def create(
         raise sprt.SprtError(f"NEW and OLD are the same bot version ({new}): test a new version")
     if name is None:
         name = _free_name(engine, f"test-{_label(new)}-vs-{_label(base)}")
-    else:
-        _must_be_free(engine, name)
+    repo.check_name("league", name)  # before any bot is stored
+    _must_be_free(engine, name)
     versions = [resolve_entrant(engine, ref, canonical) for ref in refs]
     for ref, version in zip(refs, versions, strict=True):
         if version.variant != canonical:
@@ -115,7 +116,9 @@ def create(
 
 
 def _label(ref: str) -> str:
-    return Path(ref).stem if ref.endswith(".py") else ref.replace("/", "-")
+    """A bot reference as part of a league name (characters a name may not hold become ``_``)."""
+    text = Path(ref).stem if ref.endswith(".py") or Path(ref).is_dir() else ref
+    return re.sub(r"[^A-Za-z0-9_.+\-@]", "_", text.replace("/", "-"))[:40]
 
 
 def _must_be_free(engine: Engine, name: str) -> None:

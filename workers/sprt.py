@@ -119,11 +119,26 @@ def llr(differences: Sequence[float], margin: float, null: float = 0.0) -> float
     if n < 2:
         return 0.0
     mean = statistics.fmean(differences)
-    var = statistics.pvariance(differences, mu=mean)
+    return _llr(n, mean, statistics.pvariance(differences, mu=mean), margin, null)
+
+
+def _llr(n: int, mean: float, var: float, margin: float, null: float) -> float:
     drift = (margin - null) * (2 * mean - null - margin)
-    if var == 0:
+    if var <= 0:
         return 0.0 if drift == 0 else math.copysign(math.inf, drift)
     return n * drift / (2 * var)
+
+
+def llr_path(differences: Sequence[float], margin: float, null: float = 0.0) -> list[float]:
+    """The LLR after each difference, in one pass (Welford's running mean and variance)."""
+    path = []
+    mean = squares = 0.0
+    for n, d in enumerate(differences, 1):
+        step = d - mean
+        mean += step / n
+        squares += step * (d - mean)
+        path.append(_llr(n, mean, squares / n, margin, null) if n >= 2 else 0.0)
+    return path
 
 
 def verdict(value: float, deals: int, settings: Settings) -> str:
@@ -188,9 +203,7 @@ def _clamp(value: float, lower: float, upper: float) -> float:
 def state(differences: Sequence[float], settings: Settings) -> State:
     """The test's state after ``differences`` (in deal order)."""
     lower, upper = bounds(settings.alpha, settings.beta)
-    path = tuple(
-        _clamp(llr(differences[:n], settings.margin), lower, upper) for n in range(1, len(differences) + 1)
-    )
+    path = tuple(_clamp(value, lower, upper) for value in llr_path(differences, settings.margin))
     raw = llr(differences, settings.margin)
     n = len(differences)
     return State(

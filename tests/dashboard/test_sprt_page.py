@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import update
 from starlette.testclient import TestClient
 
 from dashboard import plots
@@ -20,6 +21,7 @@ from workers import league as leagues
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
+from workers.store.schema import leagues as leagues_table
 
 NAME = "sprt <script>alert(2)</script> & co"
 
@@ -40,10 +42,13 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlayedTest]:
     writer = make_engine(url)
     upgrade(writer)
     league = bottest.create(
-        writer, "heuristic", "random", ["lowest"], name=NAME, config={"target": None, "hands": 1},
+        writer, "heuristic", "random", ["lowest"], name="page", config={"target": None, "hands": 1},
         margin=4.0, seed=3,
     )  # fmt: skip
     leagues.run_local(writer, league, processes=2)
+    with writer.begin() as conn:  # a hostile name, as if slipped into the store: pages must escape it
+        conn.execute(update(leagues_table).where(leagues_table.c.id == league.id).values(name=NAME))
+    league = repo.find_league(writer, NAME)
     report = bottest.report(writer, league)
     writer.dispose()
     yield PlayedTest(url, league, report)

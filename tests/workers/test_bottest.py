@@ -116,6 +116,7 @@ BAD: list[tuple[list[str], str]] = [
     (["heuristic", "--base", "random", "--against", "lowest,missing.py"], "no bot file"),
     (["heuristic", "--base", "random", "--against", ","], "the field is empty"),
     (["heuristic", "--base", "random", "-o", "hands=0", "-o", "target=None"], "hands"),
+    (["heuristic", "--base", "random", "--name", "no spaces please"], "bad league name"),
 ]
 
 

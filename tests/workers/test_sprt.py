@@ -63,6 +63,14 @@ def test_llr_is_fishtests_normal_approximation() -> None:
     assert sprt.llr(differences, 1.5, null=0.0) == sprt.llr(differences, 1.5)
 
 
+def test_the_path_is_the_llr_of_every_prefix() -> None:
+    rng = random.Random(4)
+    differences = [rng.gauss(1.0, 5.0) for _ in range(60)] + [2.0] * 3
+    path = sprt.llr_path(differences, 2.0)
+    assert path == pytest.approx([sprt.llr(differences[:n], 2.0) for n in range(1, 64)], rel=1e-9, abs=1e-12)
+    assert sprt.llr_path([0.0, 0.0, 0.0], 1.0) == [0.0, -math.inf, -math.inf]
+
+
 def test_llr_degenerate_cases() -> None:
     assert sprt.llr([], 1.0) == 0.0
     assert sprt.llr([5.0], 1.0) == 0.0  # no variance from one deal
@@ -88,7 +96,8 @@ def test_state_reports_a_clamped_path() -> None:
     assert state.llr == state.lower == pytest.approx(-2.944438979)
     assert state.path == (0.0, state.lower, state.lower)
     moderate = sprt.state([0.0, 2.0, -2.0, 4.0], settings)
-    assert moderate.path[-1] == moderate.llr == pytest.approx(0.4) and not moderate.clamped
+    assert moderate.path[-1] == pytest.approx(moderate.llr) and not moderate.clamped
+    assert moderate.llr == pytest.approx(0.4)
     assert moderate.mean == 1.0 and moderate.sd == pytest.approx(math.sqrt(20 / 3))
     assert moderate.to_json()["bounds"] == [moderate.lower, moderate.upper]
 
