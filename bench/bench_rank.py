@@ -1,7 +1,7 @@
 """Ranking benchmarks on a ladder of 8 bots of known order, from real games of the real engine.
 
 The ladder: the heuristic bot that plays a uniformly random card (and row) with probability
-0, 1/7, …, 1 — bot 0 is the strongest, bot 7 the weakest. A pool of real one-hand classic games
+0, 0.1, …, 0.7 — bot 0 is the strongest, bot 7 the weakest. A pool of real one-hand classic games
 is played once per table size, every table of the 8 bots, ``POOL_DEALS`` seeded deals each in
 every seat rotation (cached under the temp directory, keyed by a hash of its parameters).
 Seeded trial leagues then resample deals from the pool, so the pool's own figures are the truth:
@@ -45,7 +45,7 @@ from referee.rules.registry import make_variant
 from workers import adaptive, ranking
 
 N = 8
-LADDER = tuple(i / 7 for i in range(N))
+LADDER = tuple(i / 10 for i in range(N))
 """Probability of a random card (and row) per bot, best first: the known order is 0, 1, …, 7."""
 CONFIG = {"hands": 1, "target": None}
 POOL_SEED = 20261201
@@ -99,6 +99,7 @@ class Pool:
             self.r[np.arange(t), :, members[:, m]] += centred[:, :, :, m].sum(axis=2)
             self.sums[np.arange(t), :, members[:, m]] += self.scores[:, :, :, m].sum(axis=2)
         self.total = self.scores.sum(axis=(2, 3))
+        self.squares = (centred**2).sum(axis=(2, 3))  # per block: Σ of squared match-centred scores
         self.lap = np.zeros((t, N, N))  # per block: k matches of (I − J/k) on the table's bots
         for i, table in enumerate(self.tables):
             idx = np.array(table)
@@ -234,6 +235,13 @@ def fit(data: Pool, tables: np.ndarray, deals: np.ndarray, *, jackknife: bool = 
     return Fit(score, replicates, data.member[tables], data.sums[tables, deals], data.k)
 
 
+def noise(data: Pool, tables: Sequence[int], deals: Sequence[int], league: Fit) -> float:
+    """:func:`workers.adaptive.score_noise` of a league: Σ residual² = Σ centred² − rᵀ·skill."""
+    t, d = np.asarray(tables), np.asarray(deals)
+    squares = float(data.squares[t, d].sum()) - float(data.r[t, d].sum(axis=0) @ league.score)
+    return math.sqrt(squares / (len(tables) * data.k * (data.k - 1) - (N - 1)))
+
+
 def whole(data: Pool) -> Fit:
     """The fit of the whole pool: the truth trial leagues are measured against."""
     tables = np.repeat(np.arange(len(data.tables)), data.deals)
@@ -254,6 +262,9 @@ def check_against_compute(data: Pool, tables: Sequence[int], deals: Sequence[int
         return a is not None and abs(a - b) <= 1e-6 * max(1.0, abs(b))
 
     problems = []
+    expected_noise = adaptive.score_noise(data.results(tables, deals), real)
+    if not close(expected_noise, noise(data, tables, deals, mine)):
+        problems.append(f"score noise {noise(data, tables, deals, mine)} != {expected_noise}")
     ties = real.order() != mine.order
     if ties:  # only exact ties (a few blocks of one-hand games) may be ordered differently
         fitted = {row.position: row.score for row in real.rows}
@@ -328,8 +339,9 @@ def adaptive_league(
     tables: list[int] = []
     deals: list[int] = []
     standings: ranking.Standings | None = None
+    scale: float | None = None
     while True:
-        new = adaptive.plan_next(rule, N, data.k, seed, standings, planned)
+        new = adaptive.plan_next(rule, N, data.k, seed, standings, planned, scale)
         if not new:
             break
         for block in new:
@@ -342,6 +354,7 @@ def adaptive_league(
         standings = ranking.Standings(
             "ls", HIGHER_IS_BETTER, rule.until_confident, [], current.pairs(), len(tables)
         )
+        scale = noise(data, tables, deals, current)
     final = fit(data, np.asarray(tables), np.asarray(deals), jackknife=False)
     return AdaptiveOutcome(len(planned) * data.k, final.order == list(range(N)), len(planned))
 

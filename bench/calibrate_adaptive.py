@@ -24,9 +24,11 @@ from workers import adaptive
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--trials", type=int, default=300)
-    parser.add_argument("--factors", default="1,2,4,8")
+    parser.add_argument("--factors", default="1")
     parser.add_argument("--per-pair", default="1,2")
     parser.add_argument("--chain", default="1", help="CHAIN_FILL values to try: 1, 0 or 0,1")
+    parser.add_argument("--boundary", default="sprt", choices=["sprt", "t"])
+    parser.add_argument("--effects", default="0.1", help="EFFECT values to try (the sprt boundary's δ)")
     parser.add_argument("--confidence", type=float, default=0.95)
     args = parser.parse_args()
     spec = importlib.util.spec_from_file_location("bench_rank", Path(__file__).with_name("bench_rank.py"))
@@ -43,23 +45,27 @@ def main() -> int:
         f" budget {budget} deals"
     )
     print(
-        f"{'chain':>5} {'factor':>6} {'per pair':>8} {'exact':>6} {'games':>6} {'ratio':>6} {'p95':>6}"
-        f" {'capped':>6}"
+        f"{'bound':>5} {'effect':>6} {'chain':>5} {'factor':>6} {'per pair':>8} {'exact':>6} {'games':>6}"
+        f" {'ratio':>6} {'p95':>6} {'capped':>6}"
     )
+    adaptive.BOUNDARY = args.boundary
     grid = itertools.product(
-        (bool(int(x)) for x in args.chain.split(",")),
+        [float(x) for x in args.effects.split(",")],
+        [bool(int(x)) for x in args.chain.split(",")],
         [int(x) for x in args.per_pair.split(",")],
         [float(x) for x in args.factors.split(",")],
     )
-    for chain, per_pair, factor in grid:
-        adaptive.CHAIN_FILL, adaptive.LOOK_FACTOR, adaptive.DEALS_PER_PAIR = chain, factor, per_pair
+    for effect, chain, per_pair, factor in grid:
+        adaptive.EFFECT, adaptive.CHAIN_FILL = effect, chain
+        adaptive.LOOK_FACTOR, adaptive.DEALS_PER_PAIR = factor, per_pair
         outcomes = bench.run_adaptive(data, args.confidence, budget, args.trials, seed=9)
         games = np.array([o.games for o in outcomes])
         exact = sum(o.exact for o in outcomes) / len(outcomes)
         capped = sum(o.deals >= budget for o in outcomes) / len(outcomes)
         print(
-            f"{int(chain):>5} {factor:>6g} {per_pair:>8} {exact:>6.3f} {games.mean():>6.0f}"
-            f" {games.mean() / fixed:>6.3f} {np.percentile(games, 95):>6.0f} {capped:>6.3f}",
+            f"{args.boundary:>5} {effect:>6g} {int(chain):>5} {factor:>6g} {per_pair:>8} {exact:>6.3f}"
+            f" {games.mean():>6.0f} {games.mean() / fixed:>6.3f} {np.percentile(games, 95):>6.0f}"
+            f" {capped:>6.3f}",
             flush=True,
         )
     return 0

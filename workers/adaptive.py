@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from scipy import stats
 
 from bot_sdk.tournament import Block, derive_seed
@@ -43,6 +44,13 @@ other pairs' tables), and most orders that go wrong are put right by later round
 
 DEALS_PER_PAIR = 2
 """New deals per still-uncertain adjacent pair and round."""
+
+BOUNDARY = "sprt"
+"""``sprt`` or ``t``: see :func:`boundary`."""
+
+EFFECT = 0.1
+"""The SPRT's δ, the smallest gap it is built to order, in units of the spread of a game's scores
+around the fit (:func:`score_noise`): calibrated by simulation."""
 
 CHAIN_FILL = True
 """Fill a pair's table first with bots that complete other uncertain pairs (nearest in the order
@@ -134,17 +142,49 @@ def _deal_seed(seed: int, number: int) -> int:
 # --- the stopping boundary ---------------------------------------------------------------------
 
 
-def boundary(until_confident: float, entrants: int, df: int) -> float:
-    """The t statistic an adjacent gap must reach to count as separated."""
-    per_pair = min(0.5, LOOK_FACTOR * (1 - until_confident) / max(entrants - 1, 1))
-    return float(stats.t.ppf(1 - per_pair, max(df, 1)))
+def boundary(until_confident: float, entrants: int, pair: ranking.PairGap, scale: float | None) -> float:
+    """The t statistic (gap / se) an adjacent gap must reach to count as separated.
+
+    ``sprt``: Wald's test of gap = +δ against gap = −δ on the gap's estimate, whose log likelihood
+    ratio is 2δ·gap/se²; it reaches log((1 − α)/α) when gap/se ≥ log((1 − α)/α)·se/(2δ), with
+    δ = ``EFFECT`` × ``scale`` (:func:`score_noise`: the spread of a game's scores around the
+    fit) and α the pair's share of 1 − C. Early, with a wide se, that asks for a large t; later
+    a small one will do: sorting needs the sign, not a significance test. ``t``: a one-sided t
+    test at α, the same at every look.
+    """
+    alpha = min(0.5, LOOK_FACTOR * (1 - until_confident) / max(entrants - 1, 1))
+    if BOUNDARY == "sprt" and scale and pair.se is not None:
+        return math.log((1 - alpha) / alpha) * pair.se / (2 * EFFECT * scale)
+    return float(stats.t.ppf(1 - alpha, max(pair.df, 1)))
 
 
-def separated(pair: ranking.PairGap, until_confident: float, entrants: int) -> bool:
+def separated(pair: ranking.PairGap, until_confident: float, entrants: int, scale: float | None) -> bool:
     """Whether the order of this adjacent pair is settled (see the module docstring)."""
     if pair.z is None:
         return False
-    return pair.gap > 0 and pair.z >= boundary(until_confident, entrants, pair.df)
+    return pair.gap > 0 and pair.z >= boundary(until_confident, entrants, pair, scale)
+
+
+def score_noise(results: ranking.Results, standings: ranking.Standings) -> float | None:
+    """The standard deviation of a game's scores around the fit (skill + the game's effect).
+
+    The spread the luck of a game leaves once the fitted skills and the game's own level are
+    taken out: the unit of the SPRT's δ (a gap is small or large against it).
+    """
+    if len(results.score) == 0 or not standings.rows:
+        return None
+    skill = np.zeros(int(max(results.position.max(), max(r.position for r in standings.rows))) + 1)
+    for row in standings.rows:
+        skill[row.position] = row.score
+    key = results.block * 1_000_003 + results.rotation
+    _, match, seats = np.unique(key, return_inverse=True, return_counts=True)
+
+    def centred(x: np.ndarray) -> np.ndarray:
+        return x - np.bincount(match, weights=x)[match] / seats[match]
+
+    residual = centred(results.score) - centred(skill[results.position])
+    dof = int(np.sum(seats - 1)) - (len(standings.rows) - 1)
+    return float(np.sqrt(np.sum(residual**2) / dof)) if dof > 0 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,10 +203,14 @@ class Progress:
 
 
 def progress(
-    standings: ranking.Standings, rule_: AdaptiveRule, entrants: int, deals_planned: int
+    standings: ranking.Standings,
+    rule_: AdaptiveRule,
+    entrants: int,
+    deals_planned: int,
+    scale: float | None = None,
 ) -> Progress:
     """The league's progress, for planning and for ``league status``."""
-    uncertain = [p for p in standings.pairs if not separated(p, rule_.until_confident, entrants)]
+    uncertain = [p for p in standings.pairs if not separated(p, rule_.until_confident, entrants, scale)]
     uncertain.sort(key=lambda p: (-math.inf if p.z is None else p.z, p.upper, p.lower))
     return Progress(uncertain, len(standings.pairs), deals_planned, max(rule_.max_deals - deals_planned, 0))
 
@@ -181,14 +225,18 @@ def plan_next(
     seed: int,
     standings: ranking.Standings | None,
     planned: Sequence[Block],
+    scale: float | None = None,
 ) -> list[Block]:
-    """The next round given the standings of every planned block; ``[]`` when the league is over."""
+    """The next round given the standings of every planned block; ``[]`` when the league is over.
+
+    ``scale`` is :func:`score_noise` of the results (the unit of the boundary's δ).
+    """
     if not planned:
         return first_round(entrants, table_size, seed)[: rule_.max_deals]
     left = rule_.max_deals - len(planned)
     if left <= 0 or standings is None:
         return []
-    state = progress(standings, rule_, entrants, len(planned))
+    state = progress(standings, rule_, entrants, len(planned), scale)
     if not state.uncertain:
         return []
     # How often each pair of entrants has sat together: where each pair's filling cycle resumes.
@@ -272,15 +320,17 @@ def next_blocks(
 
     rule_ = AdaptiveRule.from_json(league.stopping)
     entrants = len(league.entrants)
-    standings = None
+    standings = scale = None
     if blocks:
+        data = results if isinstance(results, ranking.Results) else ranking.Results.from_rows(results)
         standings = ranking.compute(
-            results,
+            data,
             entrants,
             higher_is_better=make_variant(league.variant, league.config).higher_is_better,
             confidence=rule_.until_confident,
         )
-    return plan_next(rule_, entrants, league.table_size, league.seed, standings, blocks)
+        scale = score_noise(data, standings)
+    return plan_next(rule_, entrants, league.table_size, league.seed, standings, blocks, scale)
 
 
 def status(
@@ -307,13 +357,14 @@ def status(
         higher_is_better=make_variant(league.variant, league.config).higher_is_better,
         confidence=rule_.until_confident,
     )
-    state = progress(standings, rule_, entrants, deals_planned)
+    scale = score_noise(data, standings)
+    state = progress(standings, rule_, entrants, deals_planned, scale)
     out["uncertain"] = [
         {
             "upper": p.upper,
             "lower": p.lower,
             "z": None if p.z is None else round(p.z, 4),
-            "needed": round(boundary(rule_.until_confident, entrants, p.df), 4),
+            "needed": round(boundary(rule_.until_confident, entrants, p, scale), 4),
         }
         for p in state.uncertain
     ]

@@ -15,7 +15,7 @@ import random
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -226,7 +226,7 @@ def test_add_blocks_stores_a_round_once_and_refuses_a_different_one(engine: Engi
     round_ = [(3, 14, (0, 1)), (4, 15, (1, 2))]
     assert repo.add_blocks(engine, league_id, round_) == 2
     assert repo.add_blocks(engine, league_id, round_) == 0  # a second runner planned the same round
-    assert repo.add_blocks(engine, league_id, round_[:1] + [(5, 16, (0, 2))]) == 1
+    assert repo.add_blocks(engine, league_id, [*round_[:1], (5, 16, (0, 2))]) == 1
     assert [b.number for b in repo.blocks_of(engine, league_id)] == [0, 1, 2, 3, 4, 5]
     with pytest.raises(repo.ConflictError, match="block 4"):
         repo.add_blocks(engine, league_id, [(4, 99, (0, 2))])
@@ -236,15 +236,20 @@ def test_add_blocks_stores_a_round_once_and_refuses_a_different_one(engine: Engi
 # --- the command line ---------------------------------------------------------------------------
 
 
-def sixnimmt(cwd: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "SIXNIMMT_DATABASE_URL": f"sqlite:///{cwd / 'sixnimmt.db'}", "SIXNIMMT_BROKER_URL": ""}
+def sixnimmt(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The command line in ``cwd``: a SQLite store there and the local pool, unless ``env`` says otherwise."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")},
+        "SIXNIMMT_DATABASE_URL": f"sqlite:///{cwd / 'sixnimmt.db'}",
+        **(env or {}),
+    }
     return subprocess.run(
         [sys.executable, "-m", "bot_sdk.cli", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=600,
     )
 
 
@@ -273,7 +278,9 @@ def stored_leagues(path: Path) -> int:
     ],
 )
 def test_league_create_refuses_bad_adaptive_options(tmp_path: Path, options: list[str], message: str) -> None:
-    made = sixnimmt(tmp_path, "league", "create", "cup", "--bots", "random,lowest,highest", "--table", "2", *options)
+    made = sixnimmt(
+        tmp_path, "league", "create", "cup", "--bots", "random,lowest,highest", "--table", "2", *options
+    )
     assert made.returncode == 2, made.stderr
     assert message in made.stderr
     assert made.stderr.count("\n") == 1 and "Traceback" not in made.stderr
@@ -292,8 +299,22 @@ def replanned(store: Engine, league: repo.League) -> list[Block]:
     return planned
 
 
-def test_an_adaptive_league_on_the_local_pool_adds_rounds_and_stops(tmp_path: Path) -> None:
-    """create → run (local pool, sandboxed bots) → status: rounds were added, the league stopped."""
+ADAPTIVE = [
+    "--table",
+    "2",
+    "--until-confident",
+    "0.9",
+    "--max-deals",
+    "12",
+    "-o",
+    "hands=1",
+    "-o",
+    "target=None",
+]
+
+
+def adaptive_league(tmp_path: Path, url: str, env: dict[str, str] | None = None) -> int:
+    """create → run → status of an adaptive league of three bots; checks it and returns its deals."""
     made = sixnimmt(
         tmp_path,
         "league",
@@ -301,39 +322,50 @@ def test_an_adaptive_league_on_the_local_pool_adds_rounds_and_stops(tmp_path: Pa
         "ladder",
         "--bots",
         "heuristic,random,highest",
-        "--table",
-        "2",
-        "--until-confident",
-        "0.9",
-        "--max-deals",
-        "12",
-        "-o",
-        "hands=1",
-        "-o",
-        "target=None",
+        *ADAPTIVE,
         "--json",
+        env=env,
     )
     assert made.returncode == 0, made.stderr
     assert json.loads(made.stdout)["blocks"] == 3
-    ran = sixnimmt(tmp_path, "league", "run", "ladder", "--processes", "2", "--json")
+    ran = sixnimmt(tmp_path, "league", "run", "ladder", "--processes", "2", "--json", env=env)
     assert ran.returncode == 0, ran.stderr
-    status = sixnimmt(tmp_path, "league", "status", "ladder", "--json")
-    state = json.loads(status.stdout)
+    state = json.loads(sixnimmt(tmp_path, "league", "status", "ladder", "--json", env=env).stdout)
     rounds_state = state["adaptive"]
     assert rounds_state["state"] in ("separated", "budget spent")
-    done = state["blocks"]["done"]
-    assert state["blocks"] == {"done": done} and 3 < done <= 12
+    done = int(state["blocks"]["done"])
+    assert state["blocks"] == {"done": done} and 3 < done <= 12, "rounds were added, within the budget"
     assert rounds_state["deals_planned"] == done and rounds_state["deals_left"] == 12 - done
-    text = sixnimmt(tmp_path, "league", "status", "ladder").stdout
+    text = sixnimmt(tmp_path, "league", "status", "ladder", env=env).stdout
     assert "adaptive: until 0.9 confident" in text and f"{12 - done} of 12 left" in text
 
-    store = make_engine(f"sqlite:///{tmp_path / 'sixnimmt.db'}")
+    store = make_engine(url)
     try:
         league = repo.find_league(store, "ladder")
         stored = [Block(b.number, b.entrants, b.seed) for b in repo.blocks_of(store, league.id)]
         assert replanned(store, league) == stored, "the stored rounds are the ones the results call for"
-        # Finished: running it again plays and plans nothing.
-        again = sixnimmt(tmp_path, "league", "run", "ladder", "--json")
-        assert again.returncode == 0 and json.loads(again.stdout)["status"]["blocks"] == {"done": done}
     finally:
         store.dispose()
+    # Finished: running it again plays and plans nothing.
+    again = sixnimmt(tmp_path, "league", "run", "ladder", "--json", env=env)
+    assert again.returncode == 0 and json.loads(again.stdout)["status"]["blocks"] == {"done": done}
+    return done
+
+
+def test_an_adaptive_league_on_the_local_pool_adds_rounds_and_stops(tmp_path: Path) -> None:
+    """Sandboxed bots on the local pool, SQLite: rounds are added until the rule says stop."""
+    adaptive_league(tmp_path, f"sqlite:///{tmp_path / 'sixnimmt.db'}")
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("celery-services")
+def test_an_adaptive_league_on_celery(
+    tmp_path: Path, pg_url: str, redis_url: str, celery_workers: Callable[..., Any], exclusive_machine: None
+) -> None:
+    """The same league with a broker set: a real Celery worker plays every round's blocks."""
+    worker = celery_workers("adaptive", database_url=pg_url, broker_url=redis_url, concurrency=2)
+    env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": redis_url}
+    done = adaptive_league(tmp_path, pg_url, env)
+    outcomes = worker.task_outcomes()  # every block played by the worker, none by a local pool
+    assert len(outcomes) == done
+    assert all(runs[-1].startswith("succeeded") for runs in outcomes.values())
