@@ -1,0 +1,270 @@
+"""Leagues handed to real Celery workers finish with nobody watching; following them is safe to stop.
+
+* ``league start`` and no other process of ours: the workers' reconciliation finishes the league,
+  even after the broker lost every queued message, and an adaptive league adds its rounds;
+* ``league run`` with a broker and no worker says so; Ctrl-C stops following at once;
+* Ctrl-C on a local ``league run`` cancels the queued blocks, releases the claims, leaves no
+  directory behind and prints the standings so far;
+* a player that loses its lease stops its bots and stores nothing;
+* SIGTERM: a worker whose block outlasts the grace period releases it and stops.
+
+No mocks: PostgreSQL, Redis, ``celery worker`` processes and bots as real processes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from workers import league as leagues
+from workers import reconcile
+from workers.execute import play_block
+from workers.store import repo
+from workers.store.engine import make_engine
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("celery-services")]
+
+BOTS = ["random", "heuristic", "lowest", "highest"]
+TABLE = 4
+FAST = {
+    "SIXNIMMT_LEASE_S": "5",
+    "SIXNIMMT_LEASE_RENEW_S": "1",
+    "SIXNIMMT_RECONCILE_S": "1",
+    "SIXNIMMT_VISIBILITY_TIMEOUT_S": "600",
+}
+"""Short leases and passes, so recovery takes seconds; the visibility timeout never helps."""
+
+
+@pytest.fixture
+def engine(pg_url: str) -> Iterator[Any]:
+    engine = make_engine(pg_url)
+    yield engine
+    engine.dispose()
+
+
+def _cli(*args: str, env: dict[str, str], **kwargs: Any) -> Any:
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot_sdk.cli", *args],
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
+
+
+def _phase(engine: Any, league: repo.League) -> str:
+    return repo.league_phase(engine, league.id)
+
+
+def test_a_started_league_finishes_alone_even_when_the_broker_loses_its_messages(
+    exclusive_machine: None,
+    engine: Any,
+    pg_url: str,
+    redis_url: str,
+    celery_workers: Callable[..., Any],
+    store: Any,
+) -> None:
+    env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": redis_url, **FAST}
+    league = leagues.create(
+        engine, "alone", BOTS, config={"hands": 2, "target": None}, table_size=TABLE, deals=6, seed=9
+    )
+    worker = celery_workers("alone", database_url=pg_url, broker_url=redis_url, env=FAST)
+    started = _cli("league", "start", "alone", env=env)
+    out, err = started.communicate(timeout=60)
+    assert started.returncode == 0, err
+    assert "6 blocks queued" in out
+    # Starting again queues nothing twice: every block has its message.
+    again = _cli("league", "start", "alone", "--json", env=env)
+    out, err = again.communicate(timeout=60)
+    assert again.returncode == 0 and '"queued": 0' in out, (out, err)
+
+    # The broker loses everything queued (a restart without persistence) while a block is played.
+    store.wait(lambda: len(repo.blocks_of(engine, league.id, ["done"])) >= 1, 120, "a block stored", 0.1)
+    client = redis.Redis.from_url(redis_url)
+    lost_at = time.monotonic()
+    client.delete("sixnimmt-blocks")
+    client.close()
+    store.wait(lambda: _phase(engine, league) == "finished", 120, "the league to finish by itself", 0.2)
+    recovery = time.monotonic() - lost_at
+    store.assert_once(store.facts(engine, league.id), table_size=TABLE)
+    assert "queued 1 blocks (unqueued)" in worker.log() or "(unqueued)" in worker.log(), worker.log()[-3000:]
+    assert recovery < 90
+
+
+def test_an_adaptive_league_adds_its_rounds_under_league_start(
+    exclusive_machine: None,
+    engine: Any,
+    pg_url: str,
+    redis_url: str,
+    celery_workers: Callable[..., Any],
+    store: Any,
+) -> None:
+    from workers import adaptive
+
+    rule = adaptive.rule(0.99, 8).to_json()
+    league = leagues.create(
+        engine,
+        "adaptive",
+        ["random", "heuristic", "lowest"],
+        config={"hands": 1, "target": None},
+        table_size=2,
+        seed=4,
+        stopping=rule,
+    )
+    first_round = len(repo.blocks_of(engine, league.id))
+    with _env({"SIXNIMMT_BROKER_URL": redis_url}):
+        assert leagues.start(engine, league) == first_round
+    celery_workers("rounds", database_url=pg_url, broker_url=redis_url, env=FAST)
+    store.wait(lambda: _phase(engine, league) == "finished", 180, "the adaptive league to finish", 0.3)
+    planned = repo.blocks_of(engine, league.id)
+    assert len(planned) > first_round, "rounds were added after the first"
+    assert all(b.status == "done" for b in planned)
+    state = adaptive.status(league, repo.league_results(engine, league.id), len(planned))["state"]
+    assert state != "first round"
+    # The rounds are the ones a local run plans: deterministic, whoever adds them.
+    assert [b.number for b in planned] == list(range(len(planned)))
+
+
+class _env:
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = values
+        self.saved: dict[str, str | None] = {}
+
+    def __enter__(self) -> None:
+        for key, value in self.values.items():
+            self.saved[key] = os.environ.get(key)
+            os.environ[key] = value
+
+    def __exit__(self, *exc: object) -> None:
+        for key, value in self.saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def test_following_without_a_worker_says_so_and_ctrl_c_stops_at_once(
+    engine: Any, pg_url: str, redis_url: str
+) -> None:
+    league = leagues.create(
+        engine, "nobody", BOTS, config={"hands": 1, "target": None}, table_size=TABLE, deals=1, seed=2
+    )
+    said: list[str] = []
+    with _env({"SIXNIMMT_BROKER_URL": redis_url}), pytest.raises(TimeoutError):
+        leagues.run_celery(engine, league, notify=said.append, no_worker_s=1, poll_s=0.1, timeout_s=2.5)
+    assert any("no worker has been seen for ever" in line for line in said), said
+
+    env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": redis_url}
+    follow = _cli("league", "run", "nobody", env=env)
+    time.sleep(3)
+    assert follow.poll() is None, follow.communicate()
+    interrupted = time.monotonic()
+    follow.send_signal(signal.SIGINT)
+    out, err = follow.communicate(timeout=30)
+    assert time.monotonic() - interrupted < 5
+    assert follow.returncode == 130, err
+    assert "stopped following league nobody: the workers go on" in err
+    assert "Traceback" not in err
+    assert "no results stored yet" in out
+    assert _phase(engine, league) == "started"
+
+
+def test_ctrl_c_on_a_local_run_cancels_releases_and_prints_the_standings(
+    exclusive_machine: None, request: pytest.FixtureRequest, engine: Any, pg_url: str
+) -> None:
+    league = leagues.create(
+        engine, "local", BOTS, config={"hands": 3, "target": None}, table_size=TABLE, deals=8, seed=5
+    )
+    # Short: the referee's Unix socket lives under it (a path of at most 107 bytes).
+    blocks_tmp = Path(tempfile.mkdtemp(prefix="sxn-"))
+    blocks_tmp.chmod(0o711)
+    request.addfinalizer(lambda: shutil.rmtree(blocks_tmp, ignore_errors=True))
+    env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": "", "TMPDIR": str(blocks_tmp)}
+    run = _cli("league", "run", "local", "--local", "--processes", "2", env=env)
+    deadline = time.monotonic() + 120
+    while len(repo.blocks_of(engine, league.id, ["done"])) < 2:
+        assert run.poll() is None and time.monotonic() < deadline, run.communicate()
+        time.sleep(0.05)
+    interrupted = time.monotonic()
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=60)
+    assert time.monotonic() - interrupted < 12
+    assert run.returncode == 130, err
+    assert "queued blocks cancelled, claims released" in err
+    assert "matches stored (local pool)" in out and "random@1" in out
+    statuses = [b.status for b in repo.blocks_of(engine, league.id)]
+    assert "running" not in statuses and statuses.count("done") < len(statuses), statuses
+    assert not [p.name for p in blocks_tmp.iterdir()], "no block or bot directory left"
+
+
+def test_a_player_that_loses_its_lease_stops_its_bots_and_stores_nothing(
+    engine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIXNIMMT_LEASE_S", "4")
+    monkeypatch.setenv("SIXNIMMT_LEASE_RENEW_S", "1")
+    league = leagues.create(
+        engine, "stolen", BOTS, config={"hands": 40, "target": None}, table_size=TABLE, deals=1, seed=3
+    )
+    block = repo.blocks_of(engine, league.id)[0]
+    outcome: list[Any] = []
+    player = threading.Thread(
+        target=lambda: outcome.append(play_block(engine, block.id, worker="slow", sandbox=False))
+    )
+    started = time.monotonic()
+    player.start()
+    deadline = time.monotonic() + 60
+    while repo.get_block(engine, block.id).status != "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    # Another worker takes the block over (as after an expiry the player did not notice).
+    repo.release_claims(engine, "slow")
+    thief = repo.claim_block(engine, block.id, "thief", lease_s=60)
+    assert thief is not None
+    player.join(60)
+    assert not player.is_alive()
+    assert outcome[0].status == "lease lost"
+    assert time.monotonic() - started < 30, "the bots were stopped, not played out"
+    after = repo.get_block(engine, block.id)
+    assert (after.status, after.claim) == ("running", ("thief", 2))
+    assert repo.league_counts(engine, league.id)["matches"] == 0
+
+
+def test_sigterm_past_the_grace_period_releases_the_block(
+    exclusive_machine: None,
+    engine: Any,
+    pg_url: str,
+    redis_url: str,
+    broker: Any,
+    celery_workers: Callable[..., Any],
+    store: Any,
+) -> None:
+    league = leagues.create(
+        engine, "long", BOTS, config={"hands": 200, "target": None}, table_size=TABLE, deals=1, seed=8
+    )
+    block = repo.blocks_of(engine, league.id)[0]
+    worker = celery_workers(
+        "graceful", database_url=pg_url, broker_url=redis_url, env={**FAST, "SIXNIMMT_SHUTDOWN_GRACE_S": "2"}
+    )
+    broker.send(block.id)
+    store.wait(lambda: len(worker.bot_processes()) >= TABLE, 60, "the block to be played", 0.05)
+    stopped_at = time.monotonic()
+    worker.process.send_signal(signal.SIGTERM)  # the main process only, as Kubernetes does
+    worker.process.wait(30)
+    assert time.monotonic() - stopped_at < 15
+    after = repo.get_block(engine, block.id)
+    assert after.status == "pending" and after.claimed_by is None, after
+    assert "released blocks" in worker.log()
+    assert reconcile.queued_block_ids(redis_url) is not None

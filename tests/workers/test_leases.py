@@ -1,0 +1,196 @@
+"""Leases on SQLite and PostgreSQL, the reconciliation pass against a real Redis, and the sweep.
+
+A claim holds a lease; while it is live nobody else may claim the block, and once it is over any
+worker may. Every write of a claimed block names its claim (worker, attempt): a stale player
+cannot renew, fail or store over the claim that took the block over. The reconciliation pass
+queues exactly the blocks that wait with no message in the broker (read from Redis as kombu
+keeps it) and those whose lease expired, adds the next round, finishes the league, and two
+reconcilers at once send each block once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from sqlalchemy import Engine, update
+from test_store import engine, make_league, played  # noqa: F401 - the store fixture on both databases
+
+from workers import lease, reconcile
+from workers.store import repo
+from workers.store.schema import blocks
+
+
+def _expire(store: Engine, block_id: int) -> None:
+    """Move a lease into the past, as if its worker had stopped renewing it long ago."""
+    with store.begin() as conn:
+        conn.execute(
+            update(blocks)
+            .where(blocks.c.id == block_id)
+            .values(lease_until=dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1))
+        )
+
+
+def test_a_live_lease_keeps_others_out_and_an_expired_one_lets_them_in(engine: Engine) -> None:  # noqa: F811
+    league = make_league(engine)
+    block = repo.blocks_of(engine, league.id)[0]
+    first = repo.claim_block(engine, block.id, "w1", lease_s=30)
+    assert first is not None and first.claim == ("w1", 1) and first.status == "running"
+    with pytest.raises(repo.LeaseHeldError, match="being played by w1"):
+        repo.claim_block(engine, block.id, "w2", lease_s=30)
+    with pytest.raises(repo.LeaseHeldError):  # the same worker name, another delivery
+        repo.claim_block(engine, block.id, "w1", lease_s=30)
+    assert repo.renew_lease(engine, block.id, first.claim, lease_s=30)
+
+    _expire(engine, block.id)
+    second = repo.claim_block(engine, block.id, "w2", lease_s=30)
+    assert second is not None and second.claim == ("w2", 2)
+    # The first claim is stale: it can neither renew, fail nor store the block.
+    assert not repo.renew_lease(engine, block.id, first.claim, lease_s=30)
+    repo.fail_block(engine, block.id, "stale", claim=first.claim)
+    assert repo.get_block(engine, block.id).status == "running"
+    assert repo.record_block(engine, block.id, played(block, league), claim=first.claim) is False
+    assert repo.get_block(engine, block.id).status == "running"
+    # The live claim stores it, once.
+    assert repo.record_block(engine, block.id, played(block, league), claim=second.claim) is True
+    assert repo.record_block(engine, block.id, played(block, league), claim=second.claim) is False
+    done = repo.get_block(engine, block.id)
+    assert (done.status, done.lease_until) == ("done", None)
+    assert repo.claim_block(engine, block.id, "w3") is None
+
+
+def test_released_and_failed_claims_are_claimable_at_once(engine: Engine) -> None:  # noqa: F811
+    league = make_league(engine)
+    a, b, c = repo.blocks_of(engine, league.id)
+    repo.claim_block(engine, a.id, "local", lease_s=300)
+    repo.claim_block(engine, b.id, "local", lease_s=300)
+    claim_c = repo.claim_block(engine, c.id, "other", lease_s=300)
+    assert claim_c is not None
+    assert sorted(repo.release_claims(engine, "local", league_id=league.id)) == sorted([a.id, b.id])
+    assert [x.status for x in repo.blocks_of(engine, league.id)] == ["pending", "pending", "running"]
+    assert repo.claim_block(engine, a.id, "w2", lease_s=30) is not None
+    repo.fail_block(engine, c.id, "referee died", claim=claim_c.claim)
+    assert repo.claim_block(engine, c.id, "w2", lease_s=30) is not None
+
+
+def test_reconciling_queues_what_has_no_message_and_what_lost_its_lease(
+    engine: Engine,  # noqa: F811
+    broker: Any,
+    redis_url: str,
+) -> None:
+    league = make_league(engine)
+    a, b, c = repo.blocks_of(engine, league.id)
+    sent: list[int] = []
+
+    def send(block_id: int) -> None:
+        broker.send(block_id)
+        sent.append(block_id)
+
+    # Not started: the reconciliation leaves the league alone.
+    assert reconcile.reconcile(engine, send, queued=set(), grace_s=0).leagues == 0
+    repo.start_league(engine, league.id)
+    broker.send(a.id)  # a already has a message waiting
+    assert reconcile.queued_block_ids(redis_url) == {a.id}
+    claim_c = repo.claim_block(engine, c.id, "dead", lease_s=60)
+    assert claim_c is not None
+
+    first = reconcile.reconcile(engine, send, queued=reconcile.queued_block_ids(redis_url), grace_s=60)
+    assert first.queued == {"unqueued": [b.id]} and sent == [b.id]
+    assert reconcile.queued_block_ids(redis_url) == {a.id, b.id}
+    # A second reconciler right after sends nothing: the messages are there.
+    again = reconcile.reconcile(engine, send, queued=reconcile.queued_block_ids(redis_url), grace_s=60)
+    assert again.queued == {} and sent == [b.id]
+
+    # The broker restarts empty. Within the grace period a block queued by a reconciler is not
+    # sent again (a was sent by hand, never by a reconciler); after it, every waiting block is.
+    broker_client = redis.Redis.from_url(redis_url)
+    broker_client.flushdb()
+    assert reconcile.queued_block_ids(redis_url) == set()
+    assert reconcile.reconcile(engine, send, queued=set(), grace_s=60).queued == {"unqueued": [a.id]}
+    assert reconcile.reconcile(engine, send, queued=set(), grace_s=0).queued == {"unqueued": [a.id, b.id]}
+    # A broker that cannot be read: only blocks never queued would be sent (none here).
+    assert reconcile.reconcile(engine, send, queued=None, grace_s=0).queued == {}
+
+    # c's worker died: once its lease is over, c is given back and queued again.
+    _expire(engine, c.id)
+    expired = reconcile.reconcile(engine, send, queued=reconcile.queued_block_ids(redis_url), grace_s=60)
+    assert expired.queued == {"lease_expired": [c.id]}
+    assert [(x.id, x.claimed_by) for x in expired.expired] == [(c.id, "dead")]
+    assert repo.get_block(engine, c.id).status == "pending"
+    broker_client.close()
+
+
+def test_the_last_block_of_a_league_finishes_it(engine: Engine, broker: Any) -> None:  # noqa: F811
+    league = make_league(engine)
+    repo.start_league(engine, league.id)
+    for block in repo.blocks_of(engine, league.id):
+        claim = repo.claim_block(engine, block.id, "w", lease_s=30)
+        assert claim is not None
+        repo.record_block(engine, block.id, played(block, league), claim=claim.claim)
+        assert repo.league_phase(engine, league.id) == "started"
+    report = reconcile.advance(engine, league.id, broker.send)
+    assert report.finished == [league.id]
+    assert repo.league_phase(engine, league.id) == "finished"
+    assert repo.open_leagues(engine) == []
+    assert reconcile.advance(engine, league.id, broker.send).finished == [league.id]
+
+
+def test_a_heartbeat_says_when_a_worker_was_last_seen(engine: Engine) -> None:  # noqa: F811
+    assert repo.last_worker_seen(engine) is None
+    started = dt.datetime.now(dt.UTC)
+    repo.heartbeat(engine, "w1@host", started)
+    first = repo.last_worker_seen(engine)
+    assert first is not None and abs((first - started).total_seconds()) < 5
+    time.sleep(0.05)
+    repo.heartbeat(engine, "w1@host", started)
+    later = repo.last_worker_seen(engine)
+    assert later is not None and later > first
+
+
+@pytest.fixture
+def tmpdir_of_blocks(tmp_path: Path) -> Iterator[Path]:
+    old = os.environ.get("TMPDIR")
+    import tempfile
+
+    os.environ["TMPDIR"] = str(tmp_path)
+    tempfile.tempdir = None
+    try:
+        yield tmp_path
+    finally:
+        if old is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = old
+        tempfile.tempdir = None
+
+
+def test_the_sweep_removes_only_directories_of_dead_players(tmpdir_of_blocks: Path) -> None:
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    dead_pid = int(dead.stdout)
+    orphans = [
+        tmpdir_of_blocks / (lease.BLOCK_DIR.format(block=7, pid=dead_pid) + "abc"),
+        tmpdir_of_blocks / (lease.BOTS_DIR.format(block=7, pid=dead_pid) + "def"),
+    ]
+    for path in orphans:
+        (path / "bot0" / "tmp").mkdir(parents=True)
+        (path / "bot0" / "tmp" / "junk").write_text("x")
+    unrelated = tmpdir_of_blocks / "sixnimmt-bot-unrelated"
+    unrelated.mkdir()
+    with lease.block_directories(8) as (files, bots):
+        assert files.parent == bots.parent == tmpdir_of_blocks
+        removed = lease.sweep()
+        assert sorted(removed) == sorted(orphans)
+        assert files.exists() and bots.exists(), "a live player's directories stay"
+    assert not files.exists() and not bots.exists()
+    assert unrelated.exists()
+    assert lease.sweep() == []
