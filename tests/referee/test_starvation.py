@@ -127,7 +127,7 @@ def test_ten_unauthenticated_40_mib_messages_neither_grow_the_referee_nor_slow_a
             "classic",
             {"hands": 3, "target": None},
             [MatchPlan(("g",) * 4, 3)],
-            decision_ms=400,
+            decision_ms=500,
             bank_ms=0,
         )
         bots = Processes(client)
@@ -214,7 +214,7 @@ def test_the_hello_is_bounded_in_time_and_size(
 def test_a_big_create_matches_does_not_hold_up_a_running_match(tmp_path: Path) -> None:
     with referee_process(tmp_path) as (_, client):
         (match_id,), tokens = client.create_matches(
-            "classic", {"hands": 3, "target": None}, [MatchPlan(("g",) * 4, 3)], decision_ms=400, bank_ms=0
+            "classic", {"hands": 3, "target": None}, [MatchPlan(("g",) * 4, 3)], decision_ms=1000, bank_ms=0
         )
         bots = Processes(client)
         try:
@@ -234,9 +234,11 @@ def test_a_big_create_matches_does_not_hold_up_a_running_match(tmp_path: Path) -
             prober = threading.Thread(target=probe)
             prober.start()
             start = time.monotonic()
+            before = len(lags)
             plans = [MatchPlan(("w", "x", "y", "z"), seed) for seed in range(6000)]
             ids, _ = client.create_matches("classic", {}, plans, connect_ms=600_000)
             took = time.monotonic() - start
+            meanwhile = len(lags) - before
             done.set()
             prober.join()
             assert len(ids) == 6000
@@ -244,8 +246,16 @@ def test_a_big_create_matches_does_not_hold_up_a_running_match(tmp_path: Path) -
             match = client.result(match_id, timeout=120)
         finally:
             bots.close()
-    print(f"CreateMatches of 6000 took {took:.2f} s; longest admin call meanwhile {max(lags) * 1000:.0f} ms")
+    print(
+        f"CreateMatches of 6000 took {took:.2f} s; {meanwhile} admin calls meanwhile,"
+        f" the longest {max(lags) * 1000:.0f} ms"
+    )
     assert running == "running", "the match outlived the big CreateMatches"
-    assert took > 0.3  # big enough to matter: done at once, it would hold the loop that long
-    assert max(lags) < 0.2
+    # Done at once, the creation held the event loop throughout: one admin call waited for all of
+    # it (0.97 s of 0.72 s here, counting the wait before). Done in a thread and in slices, calls
+    # keep being answered; the longest waits are garbage collections over the thousands of
+    # matches (0.1 s alone, up to 0.4 s on a loaded machine).
+    assert took > 0.3
+    assert meanwhile >= 10
+    assert max(lags) < took / 2
     assert [(s.faults, s.defaulted) for s in match.seats] == [({}, 0)] * 4
