@@ -194,7 +194,10 @@ def test_the_hostile_corpus_plays_a_league_and_nothing_gets_out(
         reasons[name] += [(f["kind"], f["reason"]) for f in detail.get("faults", [])]
         if detail.get("exit"):
             exits[name].append(detail["exit"])
-    summary = {name: sorted({f"{k}: {r[:160]}" for k, r in reasons[name]}) for name in BOTS}
+    # A reason is a traceback for an exception: its last line says what happened.
+    summary = {
+        name: sorted({f"{k}: {r.strip().splitlines()[-1][:240]}" for k, r in reasons[name]}) for name in BOTS
+    }
     summary_exits = {
         name: sorted({json.dumps({**e, "stderr": len(e["stderr"])}) for e in exits[name]}) for name in BOTS
     }
