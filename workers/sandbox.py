@@ -242,7 +242,10 @@ class Sandbox:
         """Start ``argv`` sandboxed; of ``env`` only the referee address and token are kept.
 
         ``stderr`` overrides the sandbox's own (e.g. ``subprocess.PIPE`` to read the bot's errors).
+        The first call in a process checks that a sandboxed Python starts here at all, so that a
+        machine that cannot sandbox fails with :class:`SandboxError` instead of with every bot.
         """
+        self._probe()
         return self._start(
             argv, env, self.limits, stdout=self.stdout, stderr=self.stderr if stderr is _DEFAULT else stderr
         )

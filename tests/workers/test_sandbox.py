@@ -128,6 +128,17 @@ def test_without_bubblewrap_the_sandbox_refuses(tmp_path: Path, monkeypatch: pyt
         Sandbox()
 
 
+def test_a_machine_that_cannot_sandbox_refuses_at_the_first_bot(workdir: Path) -> None:
+    # bwrap present but refused by the kernel (no namespaces, missing capabilities): one clear
+    # error at the first launch, with bwrap's own words, rather than every bot dying alone.
+    fake = workdir.parent / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    box = sandbox(workdir, bwrap=str(fake))
+    with pytest.raises(SandboxError, match=r"does not start here .*No permissions to creating new namespace"):
+        box([sys.executable, PROBE, "env"], {})
+
+
 def test_limits_come_from_the_settings() -> None:
     settings = load_settings(
         {
