@@ -27,7 +27,7 @@ def main() -> int:
     parser.add_argument("--factors", default="1")
     parser.add_argument("--per-pair", default="1,2")
     parser.add_argument("--chain", default="1", help="CHAIN_FILL values to try: 1, 0 or 0,1")
-    parser.add_argument("--boundary", default="sprt", choices=["sprt", "t"])
+    parser.add_argument("--boundary", default="posterior", choices=["posterior", "sprt", "t"])
     parser.add_argument("--effects", default="0.1", help="EFFECT values to try (the sprt boundary's δ)")
     parser.add_argument("--confidence", type=float, default=0.95)
     args = parser.parse_args()
@@ -45,7 +45,7 @@ def main() -> int:
         f" budget {budget} deals"
     )
     print(
-        f"{'bound':>5} {'effect':>6} {'chain':>5} {'factor':>6} {'per pair':>8} {'exact':>6} {'games':>6}"
+        f"{'bound':>9} {'effect':>6} {'chain':>5} {'factor':>6} {'per pair':>8} {'exact':>6} {'games':>6}"
         f" {'ratio':>6} {'p95':>6} {'capped':>6}"
     )
     adaptive.BOUNDARY = args.boundary
@@ -63,7 +63,7 @@ def main() -> int:
         exact = sum(o.exact for o in outcomes) / len(outcomes)
         capped = sum(o.deals >= budget for o in outcomes) / len(outcomes)
         print(
-            f"{args.boundary:>5} {effect:>6g} {int(chain):>5} {factor:>6g} {per_pair:>8} {exact:>6.3f}"
+            f"{args.boundary:>9} {effect:>6g} {int(chain):>5} {factor:>6g} {per_pair:>8} {exact:>6.3f}"
             f" {games.mean():>6.0f} {games.mean() / fixed:>6.3f} {np.percentile(games, 95):>6.0f}"
             f" {capped:>6.3f}",
             flush=True,

@@ -42,10 +42,10 @@ by simulation (bench/calibrate_adaptive.py) so that leagues end in the exact ord
 the time. More than 1 because a pair keeps gaining evidence after it is separated (its bots sit at
 other pairs' tables), and most orders that go wrong are put right by later rounds."""
 
-DEALS_PER_PAIR = 2
+DEALS_PER_PAIR = 1
 """New deals per still-uncertain adjacent pair and round."""
 
-BOUNDARY = "sprt"
+BOUNDARY = "posterior"
 """``sprt`` or ``t``: see :func:`boundary`."""
 
 EFFECT = 0.1
@@ -196,6 +196,10 @@ class Progress:
     pairs: int
     deals_planned: int
     deals_left: int
+    doubt: float
+    """The summed chance that an adjacent pair is in the wrong order (see :func:`wrong_order`)."""
+    allowed: float
+    """The doubt at which the league stops (``posterior``)."""
 
     @property
     def finished(self) -> bool:
@@ -209,10 +213,32 @@ def progress(
     deals_planned: int,
     scale: float | None = None,
 ) -> Progress:
-    """The league's progress, for planning and for ``league status``."""
+    """The league's progress, for planning and for ``league status``.
+
+    ``posterior`` (the default): the league is settled once the summed chance of a wrong adjacent
+    pair is at most ``LOOK_FACTOR · (1 − C)``; until then the pairs above their share of it
+    (those :func:`separated` does not pass) get new deals. The other boundaries settle each pair
+    on its own.
+    """
+    allowed = LOOK_FACTOR * (1 - rule_.until_confident)
+    doubt = sum(wrong_order(p) for p in standings.pairs) + 0.5 * max(entrants - 1 - len(standings.pairs), 0)
     uncertain = [p for p in standings.pairs if not separated(p, rule_.until_confident, entrants, scale)]
+    if BOUNDARY == "posterior" and doubt <= allowed:
+        uncertain = []
     uncertain.sort(key=lambda p: (-math.inf if p.z is None else p.z, p.upper, p.lower))
-    return Progress(uncertain, len(standings.pairs), deals_planned, max(rule_.max_deals - deals_planned, 0))
+    left = max(rule_.max_deals - deals_planned, 0)
+    return Progress(uncertain, len(standings.pairs), deals_planned, left, doubt, allowed)
+
+
+def wrong_order(pair: ranking.PairGap) -> float:
+    """The chance that the pair is the other way round: P(t_df > gap/se), 0.5 with no estimate.
+
+    With a flat prior on the gap this is its posterior probability of the other sign; looking
+    after every round makes it optimistic, which ``LOOK_FACTOR`` corrects (calibrated).
+    """
+    if pair.z is None:
+        return 0.5
+    return float(stats.t.sf(pair.z, max(pair.df, 1)))
 
 
 # --- the next round ----------------------------------------------------------------------------
@@ -359,12 +385,15 @@ def status(
     )
     scale = score_noise(data, standings)
     state = progress(standings, rule_, entrants, deals_planned, scale)
+    out["doubt"] = round(state.doubt, 4)
+    out["doubt_allowed"] = round(state.allowed, 4)
     out["uncertain"] = [
         {
             "upper": p.upper,
             "lower": p.lower,
             "z": None if p.z is None else round(p.z, 4),
             "needed": round(boundary(rule_.until_confident, entrants, p, scale), 4),
+            "wrong_order": round(wrong_order(p), 4),
         }
         for p in state.uncertain
     ]

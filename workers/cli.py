@@ -411,9 +411,16 @@ def _print_rounds(league: Any, rounds: dict[str, Any]) -> None:
     if not rounds["uncertain"]:
         print(f"  every adjacent pair is separated ({rounds['pairs']} pairs)")
         return
-    print(f"  {len(rounds['uncertain'])} of {rounds['pairs']} adjacent pairs still uncertain:")
+    print(
+        f"  {len(rounds['uncertain'])} of {rounds['pairs']} adjacent pairs still uncertain (chance of a"
+        f" wrong pair {rounds['doubt']:.3f}, stops at {rounds['doubt_allowed']:.3f}):"
+    )
     for pair in rounds["uncertain"]:
-        z = "no estimate yet" if pair["z"] is None else f"t {pair['z']:.2f} of {pair['needed']:.2f} needed"
+        z = (
+            "no estimate yet"
+            if pair["z"] is None
+            else f"t {pair['z']:.2f}, {pair['wrong_order']:.1%} chance of the other order"
+        )
         print(f"    {names[pair['upper']]} above {names[pair['lower']]}: {z}")
     if rounds["state"] == "budget spent":
         print("  the budget is spent: the league stops with these pairs uncertain")
