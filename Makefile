@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench bench-quick golden proto clean
+.PHONY: run test lint bench bench-quick golden proto clean image image-test
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,17 @@ golden: $(STAMP)
 ## Regenerate the wire code from proto/sixnimmt/v1 (the tests fail when it is stale).
 proto: $(STAMP)
 	$(BIN)/python proto/generate.py
+
+## The container image (docs/deploy.md): `docker build` where an engine runs, else buildah on a base
+## made from Debian's packages (cached in /var/cache/sixnimmt-image; needs root).
+IMAGE ?= localhost/sixnimmt-arena:dev
+image:
+	IMAGE=$(IMAGE) PYTHON=$(PYTHON) tests/image/build.sh
+
+## Every role from the built image, as the production overlay runs it; a league played through the
+## image's worker (machine's PostgreSQL and Redis). CI runs it.
+image-test: $(STAMP) image
+	SIXNIMMT_TEST_IMAGE=$(IMAGE) $(BIN)/python -m pytest -q -p no:cacheprovider tests/image
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
