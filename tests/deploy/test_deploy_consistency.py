@@ -26,7 +26,7 @@ from referee import settings as settings_module
 
 RENDERS = ("base", "dev", "production")
 SETTINGS = {f"SIXNIMMT_{f.name.upper()}" for f in dataclasses.fields(settings_module.Settings)}
-SANDBOX_CAPS = {"SYS_ADMIN", "SETUID", "SETGID", "CHOWN", "DAC_OVERRIDE", "KILL"}
+SANDBOX_CAPS = {"SYS_ADMIN", "NET_ADMIN", "SETUID", "SETGID", "CHOWN", "DAC_OVERRIDE", "KILL"}
 """What the sandbox needs as root (docs/sandbox.md); the worker adds exactly these."""
 EXPECTED_COMMAND = {
     "referee": ("referee.server.cli", "_serve"),
