@@ -3,7 +3,7 @@
 Every bot runs under bubblewrap (``bwrap``) in a root of its own that holds only an allow-list:
 ``/usr`` (and the ``/bin``, ``/lib*`` links into it), ``/etc/ld.so.cache``, the interpreter and
 its virtualenv, the project's packages ``bot_sdk``, ``referee`` and ``sixnimmt``, all read-only;
-the bot's own directory, read-only; its private working directory (HOME, TMPDIR); the referee's
+the bot's own directory, read-only; a private working directory (HOME, TMPDIR; a small tmpfs); the referee's
 Unix socket at ``/referee.sock``; small private tmpfs mounts on ``/tmp`` and ``/dev/shm``; a new
 ``/proc`` and a minimal ``/dev``. No other host path exists inside. It runs in new network, PID,
 IPC, UTS and cgroup namespaces, in a new session, as a dedicated unprivileged uid/gid per bot
@@ -131,7 +131,7 @@ class Enforcement:
     limits: bool
     """CPU time, address space, file size and process count."""
     private_dir: bool
-    """A fresh working directory per bot (HOME, TMPDIR inside), removed afterwards."""
+    """A fresh working directory per bot (HOME, TMPDIR inside): a tmpfs of ``file_mb`` + 1 MB."""
     clean_env: bool
     """Only PATH, LANG, HOME, TMPDIR, PYTHONPATH (if needed) and the referee address and token."""
     separate_user: bool
@@ -273,7 +273,8 @@ class Sandbox:
             environment = _environment(env, directory)
             binds = [(p, p, "ro") for p in _needed_paths()]
             binds += [(p, p, "ro") for p in [*bot_dirs, *self.expose]]
-            binds.append((str(directory), str(directory), "rw"))
+            # HOME is a size-capped tmpfs at the directory's path: no bot fills the worker's disk.
+            binds.append(("", str(directory), "home"))
             referee = environment.get("SIXNIMMT_REFEREE", "")
             if referee:
                 binds.append((_referee_socket(referee, root), REFEREE_SOCKET, "rw"))
@@ -535,7 +536,10 @@ def _prlimit(prlimit: str, limits: Limits, root: bool) -> list[str]:
 def _bwrap(
     bwrap: str, root: bool, binds: list[tuple[str, str, str]], directory: Path, limits: Limits
 ) -> list[str]:
-    """bwrap's options: namespaces, the allow-listed root, the bot's directory as working directory."""
+    """bwrap's options: namespaces, the allow-listed root, the bot's directory as working directory.
+
+    ``binds`` are ``(source, target, mode)``: mode ``ro`` or ``rw`` binds, ``home`` a tmpfs.
+    """
     args = [bwrap, "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL"]
     if root:
         # No user namespace: the bot's uid must be a real host uid (its own process count and
@@ -567,7 +571,13 @@ def _bwrap(
                 # bwrap would copy the host's modes (/root is 0700); the way down must be searchable.
                 args += ["--perms", "0755", "--dir", str(parent)]
                 made.add(str(parent))
-        args += ["--ro-bind" if mode == "ro" else "--bind", source, target]
+        if mode == "home":
+            # Room for one file of the largest size the bot may write, and a little more.
+            home = str((max(limits.file_mb, 1) + 1) * MIB)
+            args += ["--size", home, "--perms", "1777", "--tmpfs", target]
+            args += ["--perms", "1777", "--dir", f"{target}/tmp"]
+        else:
+            args += ["--ro-bind" if mode == "ro" else "--bind", source, target]
         made.add(target)
         bound.append(target)
     args += ["--chdir", str(directory), "--"]

@@ -183,6 +183,14 @@ def test_file_size_is_limited(workdir: Path) -> None:
     assert result == {"size": 1 << 20, "past_limit": "EFBIG"}
 
 
+def test_a_bot_cannot_fill_the_disk(workdir: Path) -> None:
+    # Many files, each under the file size limit: the bot's home is a tmpfs of file_mb + 1 MB,
+    # not the worker's disk.
+    process, result, err = run_probe(sandbox(workdir, Limits(file_mb=2)), "fill")
+    assert process.returncode == 0, err
+    assert result == {"written_mb": 2 + 1, "then": "ENOSPC"}
+
+
 def test_process_count_is_limited(workdir: Path) -> None:
     box = sandbox(workdir, Limits(processes=8))
     process, result, err = run_probe(box, "fork")

@@ -1,7 +1,7 @@
 """A misbehaving "bot" for the sandbox tests: ``probe.py ACTION [ARGS]`` prints what happened as JSON.
 
 Actions: ``cpu`` (spin, printing CPU seconds used), ``memory SMALL_MB BIG_MB``, ``write MB``,
-``fork``, ``whereami``, ``env``, ``read PATH...``, ``connect HOST:PORT...``, ``unix PATH...``
+``fill``, ``fork``, ``whereami``, ``env``, ``read PATH...``, ``connect HOST:PORT...``, ``unix PATH...``
 (``@name``: an abstract socket), ``listdir PATH...``, ``files PATH`` (every file visible below),
 ``referee``, ``daemon``, ``sleep``, ``linger``, ``status N``, ``segfault``, ``stderr``.
 """
@@ -58,6 +58,20 @@ def write(mb: str) -> None:
         except OSError as exc:
             outcome = error_name(exc)
     say({"size": os.path.getsize("big.bin"), "past_limit": outcome})
+
+
+def fill() -> None:
+    """Write 1 MB files into the working directory until something refuses."""
+    written, outcome = 0, "no limit hit"
+    for n in range(4096):
+        try:
+            with open(f"fill{n}.bin", "wb", buffering=0) as f:
+                f.write(b"x" * (1 << 20))
+            written += 1
+        except OSError as exc:
+            outcome = error_name(exc)
+            break
+    say({"written_mb": written, "then": outcome})
 
 
 def fork() -> None:
