@@ -55,7 +55,7 @@ class SeatOutcome:
     entrant: str
     score: int
     rank: int
-    faults: dict[str, int]
+    faults: dict[FaultKind, int]
     defaulted: int
     decisions: int
     forfeited: bool
