@@ -11,6 +11,7 @@ from refkit import ONE_HAND, Processes, marks, seat_decisions
 
 from bot_sdk.remote import MatchPlan, RefereeClient
 from referee.faults import FaultKind
+from sixnimmt.v1 import game_pb2, referee_pb2
 
 
 def test_an_exception_is_its_own_fault_with_the_traceback_as_reason(
@@ -57,3 +58,27 @@ def test_illegal_actions_and_timeouts_say_why(referee: RefereeClient, bots: Proc
     ((kind, reason, count),) = slow.seats[0].reasons
     assert (kind, reason) == (FaultKind.TIMEOUT, "no answer within 300 ms and the 0 ms left in the time bank")
     assert count == slow.seats[0].faults[FaultKind.TIMEOUT] >= 1
+
+
+def test_a_reply_for_a_request_of_another_connection_is_told_but_charged_to_no_seat(
+    referee: RefereeClient, bots: Processes, tmp_path: Path
+) -> None:
+    log = tmp_path / "received.bin"
+    (match_id,), tokens = referee.create_matches("classic", ONE_HAND, [MatchPlan(("bad", "r", "r", "r"), 5)])
+    bots.sdk("r", "random", tokens["r"])
+    bots.raw("bad", "foreign", tokens["bad"], "--count", "1", "--log", str(log))
+    match = referee.result(match_id, timeout=60)
+    assert [s.faults for s in match.seats] == [{}] * 4
+    assert bots.wait("bad") == 0
+    notices = []
+    data = log.read_bytes()
+    while data:
+        size, data = int.from_bytes(data[:4], "big"), data[4:]
+        message = referee_pb2.RefereeMessage.FromString(data[:size])
+        data = data[size:]
+        if message.WhichOneof("kind") == "update":
+            notices += list(message.update.faults)
+    # Three ids per request of its first batch: the two next to its own belong to other seats.
+    assert len(notices) == 3
+    assert {(n.match_id, n.seat, n.kind) for n in notices} == {("", -1, game_pb2.FAULT_KIND_PROTOCOL)}
+    assert all("which this connection was not sent" in n.reason for n in notices)
