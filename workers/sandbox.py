@@ -57,9 +57,9 @@ PROJECT_PACKAGES = ("bot_sdk", "referee", "sixnimmt")
 """The project's packages a bot process imports (the SDK runner, the wire, the generated code)."""
 SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 """Top-level directories that are links into /usr on merged-/usr systems, bound when they are not."""
-ROOT_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_DAC_READ_SEARCH")
-"""As root, bwrap keeps only these for setpriv (drop to the bot's uid, empty the bounding set)
-and for entering the bot's 0700 directory; setpriv clears them all before the bot runs."""
+ROOT_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
+"""As root, bwrap keeps only these for setpriv (drop to the bot's uid, empty the bounding set);
+setpriv clears them all before the bot runs."""
 INIT = ("/bin/sh", "-c", '"$@" & wait $!', "sixnimmt-init")
 """PID 1 of the bot's namespace: starts the bot, exits with its status (128 + N for signal N),
 which takes every process left in the namespace with it. Not bwrap's own init, which waits for
