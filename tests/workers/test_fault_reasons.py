@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from bot_sdk.remote import BotProcess
 from workers.artifacts import SubmissionError, pack
 from workers.store import repo
 from workers.store.schema import seat_results
@@ -122,3 +123,17 @@ def test_submit_names_the_bots_own_error(
     assert expected in message, message
     assert "/tmp" not in message and "sixnimmt-" not in message and "disconnect" not in message
     assert len(message.splitlines()) == 1
+
+
+def test_the_sandbox_names_the_limit_that_killed_a_bot() -> None:
+    from workers.sandbox import Limits, Sandbox
+
+    spin = "import sys\nsys.stderr.write('spinning\\n')\nsys.stderr.flush()\nwhile True: pass"
+    with Sandbox(Limits(cpu_s=1)) as sandbox:
+        process = BotProcess(sandbox([sys.executable, "-c", spin], {}, stderr=subprocess.PIPE))
+        process.wait(60)
+    exit = process.exit()
+    assert (exit.status, exit.signal) == (None, "SIGKILL")
+    assert exit.limit == "CPU time limit 1 s (RLIMIT_CPU) reached"
+    assert exit.describe() == "killed by SIGKILL: CPU time limit 1 s (RLIMIT_CPU) reached"
+    assert "spinning" in exit.stderr
