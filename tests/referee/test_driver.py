@@ -8,8 +8,12 @@ classic games on a real event loop; the delays are a few hundred milliseconds wi
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
+
+import pytest
 
 from referee.driver import (
     EntrantLink,
@@ -301,3 +305,35 @@ def test_a_bot_that_reconnects_gets_its_games_again_and_plays_on() -> None:
     assert (stats.decisions, stats.defaulted) == (1 + len(again.requests), 1)
     assert again.overs == [("m1", 0)]
     assert bad.overs == []
+
+
+def test_each_fault_has_a_reason_is_told_to_the_bot_and_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    def slow_then_illegal(bot: FakeBot, request: Request, number: int) -> Answer:
+        if number == 0:
+            return 0.6, request.decision.options[-1]  # past 0.2 s + the 0.3 s bank: a timeout
+        if number == 1:
+            return 0.0, 999  # not a card of its hand
+        return highest(bot, request, number)
+
+    with caplog.at_level(logging.INFO, logger="referee.faults"):
+        report, bad, _, _ = play(slow_then_illegal, decision_ms=200, bank_ms=300)
+    assert bad is not None
+    stats = report.seats[0]
+    assert stats.faults == {FaultKind.TIMEOUT: 1, FaultKind.ILLEGAL: 1}
+    timeout_reason = "no answer within 200 ms and the 300 ms left in the time bank"
+    (illegal_reason,) = [r for k, r in stats.reasons if k is FaultKind.ILLEGAL]
+    assert stats.reasons == {(FaultKind.TIMEOUT, timeout_reason): 1, (FaultKind.ILLEGAL, illegal_reason): 1}
+    assert illegal_reason.startswith("999 is not a legal card decision (options: ")
+    first, second = bad.requests[:2]
+    assert bad.notices == [
+        FaultNotice(FaultKind.TIMEOUT, "m1", 0, first.id, timeout_reason),
+        FaultNotice(FaultKind.ILLEGAL, "m1", 0, second.id, illegal_reason),
+    ]
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "referee.faults"]
+    assert lines == [
+        {"event": "fault", "match": "m1", "seat": 0, "entrant": "bad", "kind": "timeout",
+         "request": first.id, "reason": timeout_reason},
+        {"event": "fault", "match": "m1", "seat": 0, "entrant": "bad", "kind": "illegal",
+         "request": second.id, "reason": illegal_reason},
+    ]  # fmt: skip
+    assert "token" not in caplog.text
