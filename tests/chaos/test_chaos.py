@@ -283,8 +283,9 @@ def test_link_cut_for_30_s(scenario: Callable[..., Scenario]) -> None:
     time.sleep(30)
     s.hosts.set_link(1, up=True)
     fault_end = time.time()
-    # The cut host's block was played by the other host once its lease was over.
-    assert repo.get_block(s.engine, block.id).attempts > block.attempts or s.blocks("pending") == []
+    # The cut host's block was given back once its lease was over (the other host plays it when
+    # its message comes up in the queue).
+    assert repo.get_block(s.engine, block.id).claim != block.claim
 
     def back() -> bool:
         if repo.league_phase(s.engine, s.league.id) == "finished":
@@ -311,7 +312,7 @@ def _claimers_since(s: Scenario, moment: float) -> str:
 
 
 def test_rolling_restart_with_sigterm(scenario: Callable[..., Scenario]) -> None:
-    s = scenario("rolling", deals=10)
+    s = scenario("rolling", deals=16)
     s.worker(1), s.worker(2)
     s.start()
     wait_for(lambda: len(s.blocks("done")) >= 1, 120, "a block stored", 0.1)
@@ -323,7 +324,11 @@ def test_rolling_restart_with_sigterm(scenario: Callable[..., Scenario]) -> None
         s.worker(n)
     fault_end = time.time()
     replacement = s.workers[-1]
-    s.healed(lambda: replacement.name + "@" in _claimers_since(s, fault_end), fault_end)
+    s.healed(
+        lambda: replacement.name + "@" in _claimers_since(s, fault_end)
+        or repo.league_phase(s.engine, s.league.id) == "finished",
+        fault_end,
+    )
     s.finished()
     # Every block was played once: the stopped workers finished theirs rather than dropping them.
     assert all(b.attempts == 1 for b in s.blocks()), [(b.number, b.attempts) for b in s.blocks()]
