@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench bench-quick golden proto clean image image-test
+.PHONY: run test lint bench bench-quick golden proto clean image image-test chaos
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ bench: $(STAMP)
 
 bench-quick: $(STAMP)
 	$(BIN)/python bench/run.py --quick
+
+## Chaos on several hosts (network namespaces; needs root and ip netns; a few minutes): a league
+## heals from each fault by itself. One bench line per figure: chaos.<scenario>.recovery_s, .ok.
+chaos: $(STAMP)
+	$(BIN)/python tests/chaos/run.py
 
 ## Rewrite the golden playthrough files; only on purpose, and review the diff.
 golden: $(STAMP)
