@@ -12,7 +12,7 @@
 #      extraction filters are 3.11.4);
 #   3. podman import of the tarball, and a small base on top: that CPython, the machine's CA bundle
 #      (the package registry is reached through it here; /etc/pip.conf points pip at it),
-#      `python`/`python3` links, ldconfig;
+#      `python`/`python3` links, ldconfig, and the apt and dpkg settings of Debian's slim images;
 #   4. buildah bud of the Dockerfile, PYTHON_IMAGE set to that base.
 # Steps 1-3 are redone only when their recipe, the CPython or the CA bundle change (a label on the
 # base holds their hash); step 4 reuses buildah's layer cache.
@@ -69,7 +69,7 @@ fi
 # The base's recipe: anything here changing makes a new base.
 rootfs_recipe="v2 $SUITE minbase $PACKAGES $MIRROR"
 fingerprint=$(sha256sum "$py_binary" "$py_prefix/lib/libpython3.11.so.1.0" "$CA_BUNDLE" | cut -c1-64 | tr '\n' ' ')
-key=$(printf '%s' "$rootfs_recipe base-v2 $py_version $fingerprint" | sha256sum | cut -c1-16)
+key=$(printf '%s' "$rootfs_recipe base-v3 $py_version $fingerprint" | sha256sum | cut -c1-16)
 
 if [ "$(podman image inspect --format '{{index .Labels "sixnimmt.base-key"}}' "$BASE_IMAGE" 2>/dev/null)" = "$key" ]; then
     say "base $BASE_IMAGE is current (Python $py_version, key $key)"
@@ -105,10 +105,29 @@ else
     cp "$CA_BUNDLE" "$work/context/ca-certificates.crt"
     # pip verifies with its own certifi bundle unless told: point it at the machine's CA bundle.
     printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' >"$work/context/pip.conf"
+    # What Debian's own slim images configure (debuerreotype): apt keeps no caches or archives, and
+    # dpkg installs no documentation, manuals or translations, so a RUN apt-get install in the
+    # Dockerfile adds what it adds on python:3.11-slim-bookworm.
+    mkdir -p "$work/context/apt.conf.d" "$work/context/dpkg.cfg.d"
+    cat >"$work/context/apt.conf.d/docker-clean" <<'APT'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+APT
+    echo 'Acquire::Languages "none";' >"$work/context/apt.conf.d/docker-no-languages"
+    echo 'Acquire::GzipIndexes "true";' >"$work/context/apt.conf.d/docker-gzip-indexes"
+    echo 'Apt::AutoRemove::SuggestsImportant "false";' >"$work/context/apt.conf.d/docker-autoremove-suggests"
+    printf '%s\n' 'path-exclude /usr/share/doc/*' 'path-include /usr/share/doc/*/copyright' \
+        'path-exclude /usr/share/man/*' 'path-exclude /usr/share/groff/*' 'path-exclude /usr/share/info/*' \
+        'path-exclude /usr/share/lintian/*' 'path-exclude /usr/share/linda/*' 'path-exclude /usr/share/locale/*' \
+        >"$work/context/dpkg.cfg.d/docker"
     {
         echo "FROM $ROOTFS_IMAGE"
         echo "COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt"
         echo "COPY pip.conf /etc/pip.conf"
+        echo "COPY apt.conf.d/ /etc/apt/apt.conf.d/"
+        echo "COPY dpkg.cfg.d/ /etc/dpkg/dpkg.cfg.d/"
         echo "COPY python/ /usr/local/"
         echo "RUN ldconfig && ln -s python3.11 /usr/local/bin/python3 && ln -s python3 /usr/local/bin/python \\"
         echo "    && python -c 'import ssl, sqlite3, ctypes, bz2, lzma, zlib, readline, uuid, pyexpat, venv, ensurepip, tarfile; tarfile.data_filter'"
