@@ -243,7 +243,8 @@ class ProcessExit:
     signal: str | None = None
     """The signal that ended it, e.g. ``SIGKILL``."""
     limit: str | None = None
-    """The resource limit that killed it, when the launcher knows (a sandbox's ``exit_reason``)."""
+    """Why the signal came, when the launcher knows (a sandbox's ``exit_reason``): the resource
+    limit that killed it, or ``stopped by its launcher`` (a bot that did not stop after goodbye)."""
     stderr: str = ""
     """The last :data:`STDERR_TAIL_CHARS` characters the process wrote to stderr."""
 
@@ -433,4 +434,4 @@ def play_remote(
                 process.kill()
                 process.wait()
                 exit_codes[entrant] = None
-                exits[entrant] = ProcessExit(None, None, None, process.stderr_tail())
+                exits[entrant] = process.exit()  # killed by SIGKILL: it did not stop after goodbye
