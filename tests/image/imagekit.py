@@ -205,6 +205,12 @@ class Container:
     def copy(self, source: Path, destination: str) -> None:
         buildah("copy", "--chmod", "0644", self.id, str(source), destination)
 
+    def changes(self) -> list[str]:
+        """Paths added, changed or deleted in the container's own layer (``podman diff``)."""
+        done = subprocess.run(["podman", "diff", self.id], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return [line.split(" ", 1)[1] for line in done.stdout.splitlines() if line.strip()]
+
     def remove(self) -> None:
         subprocess.run(["buildah", "rm", self.id], capture_output=True, timeout=60)
 

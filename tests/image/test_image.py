@@ -352,3 +352,27 @@ def test_every_role_stops_cleanly_on_sigterm(deployment: Deployment) -> None:
     assert codes["worker"] == 0, logs["worker"]
     assert codes["dashboard"] in (0, -signal.SIGTERM), logs["dashboard"]
     assert "Finished server process" in logs["dashboard"], logs["dashboard"]
+
+
+def test_no_role_wrote_outside_its_emptydir(deployment: Deployment) -> None:
+    """readOnlyRootFilesystem, which buildah run cannot set, checked afterwards: every write of a
+    role with a read-only root (the commands run in the worker's container included) is under the
+    paths its pod mounts, here /tmp."""
+    mounted = {
+        component: [m["mountPath"] for m in role.container.get("volumeMounts", [])]
+        for component, role in deployment.roles.items()
+    }
+    assert set(deployment.containers) == {"referee", "dashboard", "worker", "migrate"}
+    for component, container in deployment.containers.items():
+        if not deployment.roles[component].container["securityContext"].get("readOnlyRootFilesystem"):
+            continue
+        changes = container.changes()
+        print(f"{component} changed {changes}")
+        outside = [
+            path
+            for path in changes
+            if not any(path == m or path.startswith(m + "/") for m in mounted[component])
+        ]
+        # A directory above a mount shows as changed when something under the mount changed.
+        outside = [path for path in outside if not any(m.startswith(path + "/") for m in mounted[component])]
+        assert not outside, f"{component} wrote to its read-only root: {outside}"
