@@ -50,10 +50,11 @@ proto: $(STAMP)
 	$(BIN)/python proto/generate.py
 
 ## The container image (docs/deploy.md): `docker build` where an engine runs, else buildah on a base
-## made from Debian's packages (cached in /var/cache/sixnimmt-image; needs root).
+## made from Debian's packages and the CPython the venv runs on (cached in /var/cache/sixnimmt-image;
+## needs root).
 IMAGE ?= localhost/sixnimmt-arena:dev
-image:
-	IMAGE=$(IMAGE) PYTHON=$(PYTHON) tests/image/build.sh
+image: $(STAMP)
+	IMAGE=$(IMAGE) PYTHON=$(abspath $(BIN)/python) tests/image/build.sh
 
 ## Every role from the built image, as the production overlay runs it; a league played through the
 ## image's worker (machine's PostgreSQL and Redis). CI runs it.

@@ -6,8 +6,9 @@
 # made from what the machine has instead of a registry's image:
 #   1. debootstrap --variant=minbase bookworm with the libraries CPython links against
 #      (a root file system tarball, cached in $CACHE, its packages too);
-#   2. the machine's own CPython 3.11 (the interpreter `python3` runs, e.g. pyenv's), without its
-#      site-packages and tests, in /usr/local, as the python image has its own build there. Not
+#   2. the machine's own CPython 3.11 ($PYTHON's base interpreter: `make image` gives the venv's,
+#      pyenv's here), without its site-packages and tests, in /usr/local, as the python image has
+#      its own build there. Not
 #      Debian's python3: bookworm's is 3.11.2, older than what the project needs (tarfile's
 #      extraction filters are 3.11.4);
 #   3. podman import of the tarball, and a small base on top: that CPython, the machine's CA bundle
