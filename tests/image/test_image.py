@@ -310,10 +310,13 @@ def test_a_submitted_bot_plays_a_league_to_the_end_through_the_worker(deployment
     The worker in the image plays every block, each bot under the sandbox (the confined bot fails
     its games otherwise)."""
     deployment.container("worker").copy(HERE / "bots" / "confined_bot.py", "/tmp/confined_bot.py")
-    enforced = deployment.exec(
-        "worker", ["python", "-c", "from workers.sandbox import Sandbox; print(Sandbox().enforced())"]
+    # What the sandbox reports in the worker's container: as root, every protection it knows holds.
+    report = "import dataclasses, json; from workers.sandbox import Sandbox; " + (
+        "print(json.dumps(dataclasses.asdict(Sandbox().enforced())))"
     )
-    print(enforced)
+    enforced = json.loads(deployment.exec("worker", ["python", "-c", report]))
+    missing = [k for k, v in enforced.items() if v is False and not k.startswith("as_")]
+    assert not missing, f"the sandbox in the image's worker lacks {missing}: {enforced}"
     deployment.exec("worker", ["sixnimmt", "bot", "submit", "/tmp/confined_bot.py", "--name", "confined"])
     bots = ",".join(LEAGUE_BOTS)
     deployment.exec("worker", ["sixnimmt", "league", "create", "image", "--bots", bots, "--deals", "1"])
