@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from typing import Any
 
@@ -42,6 +43,15 @@ def engine() -> Any:
 def play_block(self: Any, block_id: int) -> str:
     """Play and store one block; a redelivered or duplicated task stores nothing twice."""
     outcome = play_block_now(engine(), block_id, worker=f"{self.request.hostname or worker_name()}")
+    if outcome.status == "leased elsewhere":
+        # Being played under a live lease: look again once it would have run out. If its player
+        # died (even an earlier run of this very task that could not record its failure), the
+        # block is claimed then; if it lives, the block is stored and this copy does nothing.
+        block = repo.get_block(engine(), block_id)
+        left = (block.lease_until - dt.datetime.now(dt.UTC)).total_seconds() if block.lease_until else 0
+        raise self.retry(
+            exc=repo.LeaseHeldError(f"block {block_id} is leased"), countdown=max(1, min(60, left + 1))
+        )
     if outcome.status == "stored":
         # Whoever stores the last block of a round adds the next one (the reconciliation would too).
         try:
