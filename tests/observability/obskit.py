@@ -117,7 +117,7 @@ def assert_bounded(scraped: Scrape, forbidden: list[str]) -> None:
         "variant": {v.name for v in VARIANTS} | {""},
         "kind": {k.value for k in FaultKind},
         "termination": {t.value for t in Termination} | {"aborted"},
-        "outcome": {"stored", "raced", "skipped", "failed", "succeeded", "retried"},
+        "outcome": {"stored", "raced", "skipped", "failed", "lost", "succeeded", "retried", "ok"},
     }
     for sample in scraped.ours():
         names = set(sample.labels) - {"le"}
