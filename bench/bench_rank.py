@@ -415,7 +415,7 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
     yield {"name": "rank.fixed.games_to_95", "value": round(fixed), "unit": "games"}
 
     budget = 2 * deals_95 * len(pools[4].tables)
-    outcomes = run_adaptive(pools[4], 0.95, budget, 60 if quick else 400, seed=2)
+    outcomes = run_adaptive(pools[4], 0.95, budget, 60 if quick else 250, seed=2)
     games = np.array([o.games for o in outcomes])
     yield {"name": "rank.adaptive.games_to_95", "value": round(float(games.mean())), "unit": "games"}
     yield {
@@ -430,6 +430,7 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
         "unit": "games",
     }
 
+    print(f"bench: rank leagues done in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     lowest = 1.0
     for data in pools.values():
         for d in (2, 4, 8, 16):

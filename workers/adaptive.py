@@ -4,12 +4,13 @@ A league created with ``--until-confident C --max-deals N`` plays a balanced fir
 looks at its standings after every round (:func:`workers.ranking.compute`, least squares):
 
 - an adjacent pair of the fitted order is *separated* when its gap's t statistic reaches the
-  boundary :func:`boundary` (a per-pair error of ``LOOK_FACTOR · (1 − C) / (entrants − 1)``,
-  one-sided, t with the pair's degrees of freedom; ``LOOK_FACTOR`` was calibrated by simulation,
-  see docs/ratings.md, "Adaptive leagues");
-- every pair not yet separated gets ``DEALS_PER_PAIR`` new deals at tables that seat *both* of
-  its bots, the other seats filled by cycling through the other entrants in an order drawn from
-  the league seed;
+  boundary :func:`boundary`: a one-sided t test at ``α = LOOK_FACTOR · (1 − C) / (entrants − 1)``
+  with the pair's degrees of freedom (``LOOK_FACTOR`` calibrated by simulation so that leagues
+  end in the exact order at least C of the time: see docs/ratings.md, "Adaptive leagues");
+- every pair not yet separated gets ``DEALS_PER_PAIR`` new deals (at least ``ROUND_MIN_DEALS`` a
+  round) at tables that seat *both* of its bots; the other seats first complete other uncertain
+  pairs (neighbours in the order), then cycle through the rest of the field in an order drawn
+  from the league seed;
 - the league stops when every adjacent pair is separated, or when it has planned ``N`` deals in
   all (the budget: deals, i.e. blocks, first round included; each deal is played once per seat
   rotation, so at most ``N × table`` games).
@@ -36,17 +37,23 @@ from workers.planning import PlanError
 
 KIND = "adaptive"
 
-LOOK_FACTOR = 2.0
-"""Per-pair error budget as a multiple of the Bonferroni share (1 − C)/(entrants − 1): calibrated
-by simulation (bench/calibrate_adaptive.py) so that leagues end in the exact order at least C of
-the time. More than 1 because a pair keeps gaining evidence after it is separated (its bots sit at
-other pairs' tables), and most orders that go wrong are put right by later rounds."""
+LOOK_FACTOR = 18.0
+"""The per-pair α as a multiple of the Bonferroni share (1 − C)/(entrants − 1), calibrated by
+simulation (bench/calibrate_adaptive.py; α = 0.129 for C = 0.95 and 8 entrants, a t of about
+1.15). Far above 1 because sorting needs signs, not significance: a separated pair keeps gaining
+evidence (its bots fill other pairs' tables), and a pair that looked settled but flips comes back
+into the targets as a new adjacent pair."""
 
 DEALS_PER_PAIR = 1
 """New deals per still-uncertain adjacent pair and round."""
 
-BOUNDARY = "posterior"
-"""``sprt`` or ``t``: see :func:`boundary`."""
+ROUND_MIN_DEALS = 4
+"""A round has at least this many deals (more passes over the uncertain pairs), so that workers
+have blocks to play side by side and the league is not fitted after every single deal."""
+
+BOUNDARY = "t"
+"""``t`` (the calibrated rule), ``sprt`` or ``posterior``: the alternatives measured in the
+calibration (see :func:`boundary` and :func:`progress`)."""
 
 EFFECT = 0.1
 """The SPRT's δ, the smallest gap it is built to order, in units of the spread of a game's scores
@@ -274,7 +281,9 @@ def plan_next(
     uncertain = [tuple(sorted((p.upper, p.lower))) for p in state.uncertain]
     place = {p: i for i, p in enumerate(_order(standings))}
     new: list[Block] = []
-    for _ in range(DEALS_PER_PAIR):
+    passes = 0
+    while passes < DEALS_PER_PAIR or len(new) < ROUND_MIN_DEALS:
+        passes += 1
         covered: set[tuple[int, ...]] = set()
         for a, b in uncertain:
             if (a, b) in covered:

@@ -135,7 +135,7 @@ def test_new_deals_seat_both_bots_of_each_uncertain_pair() -> None:
     state = adaptive.status(league, results, len(first))
     assert [(p["upper"], p["lower"]) for p in state["uncertain"]] in ([(3, 4)], [(4, 3)])
     new = rounds.next_blocks(league, results, first)  # type: ignore[arg-type]
-    assert len(new) == adaptive.DEALS_PER_PAIR
+    assert len(new) == max(adaptive.DEALS_PER_PAIR, adaptive.ROUND_MIN_DEALS)
     assert all({3, 4} <= set(b.entrants) for b in new)
     # The other seats cycle through the rest of the field instead of repeating one table.
     assert len({b.entrants for b in new}) == len(new)
@@ -158,7 +158,7 @@ def test_the_budget_caps_the_deals() -> None:
     played, results = run_policy(league, skill, noise=1.0)
     assert sum(len(r) for r in played) == 31
     assert [len(r) for r in played[:1]] == [14]
-    assert all(len(r) <= adaptive.DEALS_PER_PAIR for r in played[1:])
+    assert all(len(r) <= max(adaptive.DEALS_PER_PAIR, adaptive.ROUND_MIN_DEALS) for r in played[1:])
     state = adaptive.status(league, results, 31)
     assert state["state"] == "budget spent" and state["deals_left"] == 0
     assert {(p["upper"], p["lower"]) for p in state["uncertain"]} <= {(3, 4), (4, 3)}
