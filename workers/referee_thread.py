@@ -23,8 +23,8 @@ def referee_in_thread(directory: Path) -> Iterator[RefereeClient]:
     thread = threading.Thread(target=loop.run_forever, name="referee", daemon=True)
     thread.start()
     running = asyncio.run_coroutine_threadsafe(start_referee(address, load_settings()), loop).result(30)
-    # Sandboxed bots run as another user: they must be able to reach the socket, nothing more.
-    os.chmod(directory, 0o711)
+    # Sandboxed bots run as other users and get the socket bound into their own root
+    # (workers.sandbox): they must be able to connect to it; its directory stays closed.
     os.chmod(socket, 0o777)
     client = RefereeClient(address, admin_token=running.admin_token)
     try:

@@ -152,7 +152,8 @@ class Enforcement:
         return [name for name, value in asdict(self).items() if value is True and name != "as_root"]
 
 
-_PROBED: dict[tuple[int, str], tuple[str, ...]] = {}
+_PROBED: set[tuple[int, str]] = set()
+"""(euid, bwrap) pairs a sandboxed Python has started with in this process."""
 _PROBE_LOCK = threading.Lock()
 _DEFAULT: Any = object()
 
@@ -197,9 +198,8 @@ class Sandbox:
     def enforced(self) -> Enforcement:
         """Which protections hold here (a real sandboxed Python is started once per process)."""
         root = os.geteuid() == 0
-        notes = list(self._probe())
-        if not root:
-            notes.append("not root: every bot runs as the calling user (in a user namespace)")
+        self._probe()
+        notes = [] if root else ["not root: every bot runs as the calling user (in a user namespace)"]
         return Enforcement(
             as_root=root,
             limits=True,
@@ -213,7 +213,7 @@ class Sandbox:
             notes=tuple(notes),
         )
 
-    def _probe(self) -> tuple[str, ...]:
+    def _probe(self) -> None:
         """Start a sandboxed Python once; raise :class:`SandboxError` with bwrap's words if it fails."""
         key = (os.geteuid(), self.tools["bwrap"])
         with _PROBE_LOCK:
@@ -231,8 +231,7 @@ class Sandbox:
                         f"a sandboxed Python does not start here ({process.exit_reason()}): "
                         + (" | ".join(said) or "no message")
                     )
-                _PROBED[key] = ()
-            return _PROBED[key]
+                _PROBED.add(key)
 
     # -- launching ----------------------------------------------------------------------------
 
@@ -264,11 +263,10 @@ class Sandbox:
         uid = lease.uid if lease else os.getuid()
         directory: Path | None = None
         try:
+            # On the host only the mount point of the bot's home (a tmpfs), owned by the bot.
             directory = Path(tempfile.mkdtemp(prefix="sixnimmt-bot-", dir=self.workdir))
-            (directory / "tmp").mkdir(mode=0o700)
             if root:
-                for path in (directory, directory / "tmp"):
-                    os.chown(path, uid, uid)
+                os.chown(directory, uid, uid)
             argv, bot_dirs = _bot_files(argv, self.bots_in)
             environment = _environment(env, directory)
             binds = [(p, p, "ro") for p in _needed_paths()]
