@@ -178,11 +178,12 @@ def test_the_hostile_corpus_plays_a_league_and_nothing_gets_out(
     assert pg_tables(f"hostile_{token}") == []
     assert canary.read_text() == f"the worker's own file {token}"
     assert sorted(p.name for p in outside.iterdir() if not p.name.startswith("store.db")) == ["canary.txt"]
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while processes_with(token) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert processes_with(token) == [], "a hostile bot's process outlived its block"
-    assert len(worker_stderr) < 64 << 10, f"{len(worker_stderr)} bytes on the worker's stderr"
+    # The referee logs a line per fault (hundreds here): bounded, and nothing of the 40 MB flood.
+    assert len(worker_stderr) < 1 << 20, f"{len(worker_stderr)} bytes on the worker's stderr"
     assert "hostile stderr flood" not in worker_stderr
 
     # Each attack is recorded with its reason.
@@ -201,7 +202,7 @@ def test_the_hostile_corpus_plays_a_league_and_nothing_gets_out(
     summary_exits = {
         name: sorted({json.dumps({**e, "stderr": len(e["stderr"])}) for e in exits[name]}) for name in BOTS
     }
-    print(f"\nleague of {len(BOTS)} hostile bots: {elapsed:.1f} s")
+    print(f"\nleague of {len(BOTS)} hostile bots: {elapsed:.1f} s, worker stderr {len(worker_stderr)} bytes")
     for name in BOTS:
         print(f"  {name}: {summary[name][:3]} exits {summary_exits[name][:2]}")
     everything = json.dumps(summary)
