@@ -456,11 +456,14 @@ class CeleryWorker:
         return self
 
     def bot_processes(self) -> list[int]:
-        """The bot processes under this worker (the bots themselves, not their sandbox monitors)."""
+        """The bot processes under this worker (the bots themselves, not the sandbox's bwrap
+        monitor and the PID 1 shell above each: their command lines hold the bot's too)."""
         return [
             p
             for p in descendants(self.pid)
-            if "bot_sdk.run" in (line := cmdline(p)) and "sandbox.py" not in line
+            if "bot_sdk.run" in (line := cmdline(p))
+            and not line.startswith(("/usr/bin/bwrap", "bwrap", "/usr/bin/prlimit", "prlimit"))
+            and "sixnimmt-init" not in line
         ]
 
     def task_outcomes(self) -> dict[str, list[str]]:
