@@ -44,6 +44,11 @@ simulation (bench/calibrate_adaptive.py; α = 0.129 for C = 0.95 and 8 entrants,
 evidence (its bots fill other pairs' tables), and a pair that looked settled but flips comes back
 into the targets as a new adjacent pair."""
 
+ALPHA_MAX = 0.25
+"""The per-pair α never exceeds this (a t of about 0.7): with few bots or a low C the calibrated
+share would pass any positive gap at the first look. Not calibrated: leagues of fewer than eight
+bots were not simulated."""
+
 DEALS_PER_PAIR = 1
 """New deals per still-uncertain adjacent pair and round."""
 
@@ -159,7 +164,7 @@ def boundary(until_confident: float, entrants: int, pair: ranking.PairGap, scale
     a small one will do: sorting needs the sign, not a significance test. ``t``: a one-sided t
     test at α, the same at every look.
     """
-    alpha = min(0.5, LOOK_FACTOR * (1 - until_confident) / max(entrants - 1, 1))
+    alpha = min(ALPHA_MAX, LOOK_FACTOR * (1 - until_confident) / max(entrants - 1, 1))
     if BOUNDARY == "sprt" and scale and pair.se is not None:
         return math.log((1 - alpha) / alpha) * pair.se / (2 * EFFECT * scale)
     return float(stats.t.ppf(1 - alpha, max(pair.df, 1)))
@@ -227,7 +232,7 @@ def progress(
     (those :func:`separated` does not pass) get new deals. The other boundaries settle each pair
     on its own.
     """
-    allowed = LOOK_FACTOR * (1 - rule_.until_confident)
+    allowed = min(ALPHA_MAX, LOOK_FACTOR * (1 - rule_.until_confident))
     doubt = sum(wrong_order(p) for p in standings.pairs) + 0.5 * max(entrants - 1 - len(standings.pairs), 0)
     uncertain = [p for p in standings.pairs if not separated(p, rule_.until_confident, entrants, scale)]
     if BOUNDARY == "posterior" and doubt <= allowed:

@@ -299,13 +299,20 @@ def replanned(store: Engine, league: repo.League) -> list[Block]:
     return planned
 
 
+LOW_COPY = """
+from bot_sdk.bots.classic import LowestBot
+
+
+class LowCopy(LowestBot):
+    pass
+"""
 ADAPTIVE = [
     "--table",
     "2",
     "--until-confident",
     "0.9",
     "--max-deals",
-    "12",
+    "9",
     "-o",
     "hands=1",
     "-o",
@@ -313,47 +320,46 @@ ADAPTIVE = [
 ]
 
 
-def adaptive_league(tmp_path: Path, url: str, env: dict[str, str] | None = None) -> int:
-    """create → run → status of an adaptive league of three bots; checks it and returns its deals."""
+def adaptive_league(tmp_path: Path, url: str, env: dict[str, str] | None = None) -> None:
+    """create → run → status of an adaptive league that can never settle, and checks it.
+
+    Its two bots play the same deterministic strategy at a table of two: every deal, played in
+    both seat orders, gives them the same mean, a gap of exactly 0 that no evidence can sign. The
+    league must add rounds (one deal first, then rounds of four) until its budget of 9 is spent.
+    """
+    (tmp_path / "lowcopy.py").write_text(LOW_COPY)
     made = sixnimmt(
-        tmp_path,
-        "league",
-        "create",
-        "ladder",
-        "--bots",
-        "heuristic,random,highest",
-        *ADAPTIVE,
-        "--json",
-        env=env,
+        tmp_path, "league", "create", "twins", "--bots", "lowest,lowcopy.py", *ADAPTIVE, "--json", env=env
     )
     assert made.returncode == 0, made.stderr
-    assert json.loads(made.stdout)["blocks"] == 3
-    ran = sixnimmt(tmp_path, "league", "run", "ladder", "--processes", "2", "--json", env=env)
+    assert json.loads(made.stdout)["blocks"] == 1
+    ran = sixnimmt(tmp_path, "league", "run", "twins", "--processes", "2", "--json", env=env)
     assert ran.returncode == 0, ran.stderr
-    state = json.loads(sixnimmt(tmp_path, "league", "status", "ladder", "--json", env=env).stdout)
+    state = json.loads(sixnimmt(tmp_path, "league", "status", "twins", "--json", env=env).stdout)
     rounds_state = state["adaptive"]
-    assert rounds_state["state"] in ("separated", "budget spent")
-    done = int(state["blocks"]["done"])
-    assert state["blocks"] == {"done": done} and 3 < done <= 12, "rounds were added, within the budget"
-    assert rounds_state["deals_planned"] == done and rounds_state["deals_left"] == 12 - done
-    text = sixnimmt(tmp_path, "league", "status", "ladder", env=env).stdout
-    assert "adaptive: until 0.9 confident" in text and f"{12 - done} of 12 left" in text
+    assert state["blocks"] == {"done": 9}, "rounds of four were added up to the budget"
+    assert rounds_state["state"] == "budget spent"
+    assert rounds_state["deals_planned"] == 9 and rounds_state["deals_left"] == 0
+    assert [(p["z"], p["wrong_order"]) for p in rounds_state["uncertain"]] == [(0.0, 0.5)]
+    text = sixnimmt(tmp_path, "league", "status", "twins", env=env).stdout
+    assert "adaptive: until 0.9 confident; 9 deals planned, 0 of 9 left" in text
+    assert "the budget is spent" in text
 
     store = make_engine(url)
     try:
-        league = repo.find_league(store, "ladder")
+        league = repo.find_league(store, "twins")
         stored = [Block(b.number, b.entrants, b.seed) for b in repo.blocks_of(store, league.id)]
+        assert [len(stored)] == [9]
         assert replanned(store, league) == stored, "the stored rounds are the ones the results call for"
     finally:
         store.dispose()
     # Finished: running it again plays and plans nothing.
-    again = sixnimmt(tmp_path, "league", "run", "ladder", "--json", env=env)
-    assert again.returncode == 0 and json.loads(again.stdout)["status"]["blocks"] == {"done": done}
-    return done
+    again = sixnimmt(tmp_path, "league", "run", "twins", "--json", env=env)
+    assert again.returncode == 0 and json.loads(again.stdout)["status"]["blocks"] == {"done": 9}
 
 
 def test_an_adaptive_league_on_the_local_pool_adds_rounds_and_stops(tmp_path: Path) -> None:
-    """Sandboxed bots on the local pool, SQLite: rounds are added until the rule says stop."""
+    """Sandboxed bots on the local pool, SQLite: rounds are added until the budget is spent."""
     adaptive_league(tmp_path, f"sqlite:///{tmp_path / 'sixnimmt.db'}")
 
 
@@ -365,7 +371,7 @@ def test_an_adaptive_league_on_celery(
     """The same league with a broker set: a real Celery worker plays every round's blocks."""
     worker = celery_workers("adaptive", database_url=pg_url, broker_url=redis_url, concurrency=2)
     env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": redis_url}
-    done = adaptive_league(tmp_path, pg_url, env)
+    adaptive_league(tmp_path, pg_url, env)
     outcomes = worker.task_outcomes()  # every block played by the worker, none by a local pool
-    assert len(outcomes) == done
+    assert len(outcomes) == 9
     assert all(runs[-1].startswith("succeeded") for runs in outcomes.values())
