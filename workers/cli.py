@@ -131,6 +131,7 @@ def _guard(command: Any) -> Any:
     def run(args: argparse.Namespace) -> int:
         from workers.artifacts import SubmissionError
         from workers.planning import PlanError
+        from workers.sandbox import SandboxError
         from workers.store.engine import StoreError, describe, make_engine
         from workers.store.repo import ConflictError, NotFoundError
 
@@ -151,6 +152,7 @@ def _guard(command: Any) -> Any:
             PlanError,
             StoreError,
             LeagueCommandError,
+            SandboxError,  # no bubblewrap: nothing runs unconfined, and the reason is one line
             SQLAlchemyError,
         ) as exc:
             print(f"sixnimmt: error: {exc}", file=sys.stderr)

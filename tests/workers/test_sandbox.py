@@ -128,6 +128,26 @@ def test_without_bubblewrap_the_sandbox_refuses(tmp_path: Path, monkeypatch: pyt
         Sandbox()
 
 
+def test_bot_submit_without_bubblewrap_says_so_in_one_line(tmp_path: Path) -> None:
+    bot = tmp_path / "low.py"
+    bot.write_text("from bot_sdk import ClassicBot\n\nclass Low(ClassicBot):\n    def choose_card(self, v):\n"
+                   "        return min(v.hand)\n")  # fmt: skip
+    store = tmp_path / "store.db"
+    env = {**os.environ, "PATH": str(tmp_path), "SIXNIMMT_DATABASE_URL": f"sqlite:///{store}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot_sdk.cli", "bot", "submit", str(bot), "--name", "low"],
+        capture_output=True, text=True, env=env, timeout=120, cwd=PROJECT,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().count("\n") == 0 and "bwrap is not installed" in done.stderr
+    listed = subprocess.run(
+        [sys.executable, "-m", "bot_sdk.cli", "bot", "list", "--json"],
+        capture_output=True, text=True, env=env, timeout=120, cwd=PROJECT,
+    )  # fmt: skip
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == []  # nothing stored
+
+
 def test_a_machine_that_cannot_sandbox_refuses_at_the_first_bot(workdir: Path) -> None:
     # bwrap present but refused by the kernel (no namespaces, missing capabilities): one clear
     # error at the first launch, with bwrap's own words, rather than every bot dying alone.
