@@ -274,9 +274,24 @@ def _ls_fit(
         np.add.at(block_l, (block_index, data.position, data.position), 1.0)
         block_seats = np.zeros((n_blocks, n))
         np.add.at(block_seats, (block_index, data.position), 1.0)
-        for i in range(n_blocks):
-            rest_played = (np.bincount(data.position, minlength=n)[:n] - block_seats[i]) > 0
-            replicates[i] = _solve(total_l - block_l[i], total_r - block_r[i], rest_played)
+        rest_played = (np.bincount(data.position, minlength=n)[:n][None, :] - block_seats) > 0
+        # Leaving out most blocks leaves every entrant playing: one batched solve for those.
+        whole = np.nonzero((rest_played == played[None, :]).all(axis=1))[0]
+        idx = np.nonzero(played)[0]
+        done = np.zeros(n_blocks, dtype=bool)
+        if len(whole) and len(idx):
+            mats = (total_l[None, :, :] - block_l[whole])[:, idx][:, :, idx] + 1.0 / len(idx)
+            rhs = (total_r[None, :] - block_r[whole])[:, idx]
+            try:
+                solved = np.linalg.solve(mats, rhs[..., None])[..., 0]
+            except np.linalg.LinAlgError:  # a split design: the one-by-one path copes
+                pass
+            else:
+                replicates[whole] = 0.0
+                replicates[np.ix_(whole, idx)] = solved
+                done[whole] = True
+        for i in np.nonzero(~done)[0]:
+            replicates[i] = _solve(total_l - block_l[i], total_r - block_r[i], rest_played[i])
     else:  # large leagues: build each block's share on the fly
         order = np.argsort(blk, kind="stable")
         bounds = np.searchsorted(blk[order], np.arange(n_blocks + 1))
