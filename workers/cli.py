@@ -334,7 +334,8 @@ def cmd_start(args: argparse.Namespace, engine: Any) -> int:
         return 0
     done, total = counts.get("done", 0), sum(counts.values())
     print(
-        f"league {league.name} handed to the workers: {queued} blocks queued, {done} of {total} stored;"
+        f"league {league.name} handed to the workers: {queued} block{'' if queued == 1 else 's'} queued,"
+        f" {done} of {total} stored;"
         f" 'sixnimmt league status {league.name}' shows how far it is"
     )
     return 0

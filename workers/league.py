@@ -213,7 +213,9 @@ def start(engine: Engine, league: repo.League, *, send: Callable[[int], object] 
         engine,
         league.id,
         send or reconcile.celery_send,
-        queued=reconcile.queued_block_ids(load_settings().broker_url),
+        # A broker that cannot be read gets every waiting block (a duplicate message is harmless),
+        # and an unreachable one is reported once, by the send that fails.
+        queued=reconcile.queued_block_ids(load_settings().broker_url, warn=False) or set(),
         grace_s=0,
     )
     return sum(len(ids) for ids in report.queued.values())

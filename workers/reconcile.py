@@ -66,7 +66,7 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def queued_block_ids(broker_url: str, queue: str = QUEUE) -> set[int] | None:
+def queued_block_ids(broker_url: str, queue: str = QUEUE, *, warn: bool = True) -> set[int] | None:
     """Blocks with a ``play_block`` message in a Redis broker, waiting or held unacknowledged by a
     worker; ``None`` if the broker cannot be read (or is not Redis)."""
     if not broker_url.startswith(("redis://", "rediss://", "redis+socket://")):
@@ -84,7 +84,7 @@ def queued_block_ids(broker_url: str, queue: str = QUEUE) -> set[int] | None:
         finally:
             client.close()
     except (redis.RedisError, ValueError, IndexError) as exc:
-        log.warning("cannot read the broker's queue: %s", exc)
+        (log.warning if warn else log.debug)("cannot read the broker's queue: %s", exc)
         return None
     ids = set()
     for message in [*(json.loads(m) for m in raw), *held]:

@@ -130,7 +130,7 @@ class Scenario:
         started = self.cli("league", "start", self.name)
         out, err = started.communicate(timeout=60)
         assert started.returncode == 0, err
-        assert "blocks queued" in out
+        assert " queued, " in out
 
     def close(self) -> None:
         for worker in self.workers:
