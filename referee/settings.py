@@ -105,7 +105,15 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
             values[f.name] = value
         else:
             values[f.name] = raw
-    return Settings(**values)
+    settings = Settings(**values)
+    if not 1 <= settings.lease_renew_s < settings.lease_s:
+        raise SettingsError(
+            f"SIXNIMMT_LEASE_RENEW_S ({settings.lease_renew_s}) must be at least 1 and less than"
+            f" SIXNIMMT_LEASE_S ({settings.lease_s})"
+        )
+    if settings.reconcile_s < 1:
+        raise SettingsError("SIXNIMMT_RECONCILE_S must be at least 1")
+    return settings
 
 
 def describe() -> list[dict[str, Any]]:

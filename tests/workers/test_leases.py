@@ -194,3 +194,14 @@ def test_the_sweep_removes_only_directories_of_dead_players(tmpdir_of_blocks: Pa
     assert not files.exists() and not bots.exists()
     assert unrelated.exists()
     assert lease.sweep() == []
+
+
+def test_a_renewal_interval_that_cannot_keep_a_lease_is_refused() -> None:
+    from referee.settings import SettingsError, load
+
+    assert load({"SIXNIMMT_LEASE_S": "6", "SIXNIMMT_LEASE_RENEW_S": "1"}).lease_s == 6
+    for bad in ({"SIXNIMMT_LEASE_S": "5", "SIXNIMMT_LEASE_RENEW_S": "5"}, {"SIXNIMMT_LEASE_RENEW_S": "0"}):
+        with pytest.raises(SettingsError, match="SIXNIMMT_LEASE_RENEW_S"):
+            load(bad)
+    with pytest.raises(SettingsError, match="SIXNIMMT_RECONCILE_S"):
+        load({"SIXNIMMT_RECONCILE_S": "0"})
