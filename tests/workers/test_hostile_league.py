@@ -138,8 +138,11 @@ def test_the_hostile_corpus_plays_a_league_and_nothing_gets_out(
         assert unconfined(control_files["sockets"])[0] and pg_tables(f"hostile_{control}")
     finally:
         drop_everywhere(f"hostile_{control}")
-    assert unconfined(control_files["rivals"])[0] and (outside / f"pwned-{control}").exists()
-    (outside / f"pwned-{control}").unlink()
+    try:
+        assert unconfined(control_files["rivals"])[0] and (outside / f"pwned-{control}").exists()
+    finally:
+        for litter in (outside, tmp_path, tmp_path.parent):  # where, unconfined, it could write
+            (litter / f"pwned-{control}").unlink(missing_ok=True)
     assert unconfined(control_files["secrets"], {"SIXNIMMT_ADMIN_TOKEN": f"admin-{control}"})[0]
 
     # The worker's secrets, which the secrets bot looks for; short time control; a small CPU budget.

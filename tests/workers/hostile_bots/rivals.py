@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 
 from bot_sdk import ClassicBot
@@ -16,21 +17,25 @@ def attack() -> tuple[bool, str]:
     mine = os.path.dirname(os.path.abspath(__file__))
     block = os.path.dirname(mine)
     read, wrote = [], []
-    candidates = [os.path.join(OUTSIDE, "canary.txt"), os.path.join(OUTSIDE, "store.db")]
+    named = [os.path.join(OUTSIDE, "canary.txt"), os.path.join(OUTSIDE, "store.db")]
+    found: list[str] = []
     for top in (block, os.path.dirname(block), "/tmp", OUTSIDE):
-        try:
-            for directory, _, names in os.walk(top):
-                if directory == mine or directory.startswith(mine + os.sep):
-                    continue
-                candidates += [os.path.join(directory, n) for n in names]
-        except OSError:
-            pass
-    for path in sorted(set(candidates)):
+        for directory, _, names in os.walk(top):
+            if directory == mine or directory.startswith(mine + os.sep):
+                continue
+            found += [os.path.join(directory, n) for n in names]
+            if len(found) > 50_000:  # unconfined, the host's /tmp can be big
+                break
+    candidates = named + sorted(set(found) - set(named))[:5000]
+    for path in candidates:
         if path.startswith(mine + os.sep):
             continue
         try:
-            with open(path, "rb") as f:
-                f.read(64)
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                continue  # a pipe would block the read
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            os.read(fd, 64)
+            os.close(fd)
             read.append(path)
         except OSError:
             pass
