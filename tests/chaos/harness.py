@@ -24,9 +24,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+from testkit import wait_for as wait_for  # re-exported for this kit's users
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -48,17 +50,6 @@ REDIS_PORT = 6390
 
 def run(*argv: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(list(argv), capture_output=True, text=True, check=check, timeout=timeout)
-
-
-def wait_for(condition: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(interval)
 
 
 def usable() -> str | None:

@@ -9,14 +9,13 @@ The same league is built on SQLite and, when the machine's PostgreSQL answers, o
 from __future__ import annotations
 
 import importlib.util
-import socket
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, update
+from testkit import free_port as free_port  # re-exported for this kit's users
+from testkit import wait_for as wait_for
 
 from workers import league as leagues
 from workers.store import repo
@@ -76,24 +75,6 @@ def play_league(url: str, name: str = LEAGUE_NAME) -> LeagueStore:
     finally:
         writer.dispose()
     return LeagueStore(url, make_engine(url, read_only=True), league, table, h2h, names)
-
-
-def wait_for(condition: Callable[[], Any], timeout: float, what: str, interval: float = 0.2) -> Any:
-    """Poll ``condition`` until it returns something truthy; fail with ``what`` after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(interval)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 SCREENSHOTS = Path(__file__).parent / "screenshots"

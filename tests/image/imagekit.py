@@ -17,15 +17,15 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import deploykit as dk
+from testkit import free_port as free_port  # re-exported for this kit's users
+from testkit import wait_for as wait_for
 
 T = TypeVar("T")
 
@@ -45,23 +45,6 @@ SIGNALS = {
     "killed": signal.SIGKILL, "segmentation fault": signal.SIGSEGV, "terminated": signal.SIGTERM,
 }  # fmt: skip
 """How ``buildah run`` names the signal that ended its process (Go's names)."""
-
-
-def wait_for(condition: Callable[[], T | None], timeout: float, what: str, interval: float = 0.2) -> T:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(interval)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def buildah(*args: str, timeout: float = 120) -> str:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import socket
-import time
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
+from testkit import free_port as free_port  # re-exported for this kit's users
+from testkit import wait_for as wait_for
 
 ALLOWED_LABELS = {
     "variant",
@@ -26,13 +25,6 @@ ALLOWED_LABELS = {
     "status",  # the dashboard's requests: the route is the template, never an id
 }
 """Every label a sixnimmt metric may carry: small, bounded sets of values (``le`` is the histograms')."""
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,18 +71,6 @@ def scrape(url: str, timeout: float = 10.0) -> Scrape:
 def local(name: str, **labels: str) -> float:
     """A sample of this process's default registry (0 if it does not exist yet)."""
     return REGISTRY.get_sample_value(name, labels) or 0.0
-
-
-def wait_for(condition: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
-    """Poll ``condition`` until it is truthy; fail with ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(interval)
 
 
 def assert_histogram_consistent(scraped: Scrape, name: str, **labels: str) -> None:

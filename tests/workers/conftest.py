@@ -20,16 +20,16 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from testkit import free_port as free_port  # re-exported for this kit's users
+from testkit import wait_for as wait_for
 
 PROJECT = Path(__file__).resolve().parents[2]
 PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
@@ -39,18 +39,6 @@ REDIS_DBS = range(15, 0, -1)
 """Redis databases tests may borrow (never 0, the default broker's)."""
 LOCK_DIR = Path(tempfile.gettempdir())
 DB_PREFIX = "sixnimmt_test_"
-
-
-def wait_for(condition: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
-    """Poll ``condition`` until it returns something truthy; fail with ``what`` after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(interval)
 
 
 @contextlib.contextmanager
@@ -70,13 +58,6 @@ def _try_lock(handle: IO[str]) -> bool:
     except BlockingIOError:
         return False
     return True
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # -- PostgreSQL ------------------------------------------------------------------------------
