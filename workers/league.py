@@ -61,6 +61,7 @@ def create(
     With an adaptive ``stopping`` rule (:mod:`workers.adaptive`) only the balanced first round is
     planned here (``deals`` is then ignored); the run loops add the next rounds.
     """
+    repo.check_name("league", name)  # before any entrant is stored
     canonical = find_variant(variant).name
     settings = {**dict(config or {}), "players": table_size}
     make_variant(canonical, settings)  # a bad config fails before anything is stored

@@ -258,7 +258,7 @@ def test_good_bot_names_are_stored(engine: Engine, name: str) -> None:
 def test_bad_league_names_are_refused_and_no_league_is_stored(engine: Engine, name: str) -> None:
     with pytest.raises(repo.BadNameError, match="league"):
         league.create(engine, name, ["random", "lowest", "highest"], table_size=2, deals=1, seed=1)
-    assert stored(engine)["leagues"] == 0
+    assert stored(engine) == {"bots": 0, "bot_versions": 0, "artifacts": 0, "leagues": 0}
 
 
 def test_a_league_name_may_name_bot_versions(engine: Engine) -> None:
