@@ -13,8 +13,23 @@ OUTSIDE = "__OUTSIDE__"
 _done = False
 
 
+def _granted() -> list[str]:
+    """What the sandbox lends every bot read-only on purpose: the interpreter and its packages.
+
+    A checkout under /tmp puts the venv there too; reading it is no attack.
+    """
+    import bot_sdk
+    import referee
+    import sixnimmt
+
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, "/usr"}
+    roots |= {os.path.abspath(list(m.__path__)[0]) for m in (bot_sdk, referee, sixnimmt)}
+    return sorted(os.path.realpath(r) + os.sep for r in roots)
+
+
 def attack() -> tuple[bool, str]:
     mine = os.path.dirname(os.path.abspath(__file__))
+    granted = _granted()
     block = os.path.dirname(mine)
     read, wrote = [], []
     named = [os.path.join(OUTSIDE, "canary.txt"), os.path.join(OUTSIDE, "store.db")]
@@ -28,7 +43,7 @@ def attack() -> tuple[bool, str]:
                 break
     candidates = named + sorted(set(found) - set(named))[:5000]
     for path in candidates:
-        if path.startswith(mine + os.sep):
+        if path.startswith(mine + os.sep) or os.path.realpath(path).startswith(tuple(granted)):
             continue
         try:
             if not stat.S_ISREG(os.lstat(path).st_mode):
