@@ -23,7 +23,7 @@ def _granted() -> list[str]:
     import sixnimmt
 
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, "/usr"}
-    roots |= {os.path.abspath(list(m.__path__)[0]) for m in (bot_sdk, referee, sixnimmt)}
+    roots |= {os.path.abspath(next(iter(m.__path__))) for m in (bot_sdk, referee, sixnimmt)}
     return sorted(os.path.realpath(r) + os.sep for r in roots)
 
 
