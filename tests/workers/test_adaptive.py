@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import random
 import subprocess
-import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,6 +19,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine, func, select
+from testkit import sixnimmt as run_cli
 
 from bot_sdk.tournament import Block
 from workers import adaptive, rounds
@@ -238,18 +237,8 @@ def test_add_blocks_stores_a_round_once_and_refuses_a_different_one(engine: Engi
 
 def sixnimmt(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """The command line in ``cwd``: a SQLite store there and the local pool, unless ``env`` says otherwise."""
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")},
-        "SIXNIMMT_DATABASE_URL": f"sqlite:///{cwd / 'sixnimmt.db'}",
-        **(env or {}),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "bot_sdk.cli", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    return run_cli(
+        cwd, *args, env={"SIXNIMMT_DATABASE_URL": f"sqlite:///{cwd / 'sixnimmt.db'}", **(env or {})}
     )
 
 

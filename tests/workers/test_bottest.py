@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import Engine, func, select
+from testkit import sixnimmt
 
 from bot_sdk.cli import main
 from workers import bottest, sprt
@@ -21,18 +20,6 @@ from workers.store.migrate import upgrade
 from workers.store.schema import blocks, bot_versions, bots, leagues
 
 ONE_HAND = ["-o", "target=None", "-o", "hands=1"]
-
-
-def sixnimmt(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")}
-    return subprocess.run(
-        [sys.executable, "-m", "bot_sdk.cli", *args],
-        cwd=cwd,
-        env={**clean, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
 
 
 def counts(engine: Engine) -> dict[str, int]:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
+from testkit import sixnimmt as run_cli
 
 from bot_sdk.remote import BotProcess
 from workers.artifacts import SubmissionError, pack
@@ -43,16 +43,7 @@ class Crasher(ClassicBot):
 
 
 def sixnimmt(cwd: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")}
-    env["SIXNIMMT_DATABASE_URL"] = url
-    return subprocess.run(
-        [sys.executable, "-m", "bot_sdk.cli", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return run_cli(cwd, *args, env={"SIXNIMMT_DATABASE_URL": url})
 
 
 def store_unchecked(engine: Any, path: Path) -> None:

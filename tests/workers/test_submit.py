@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, func, select
+from testkit import sixnimmt
 
 from workers.artifacts import SubmissionError, pack, unpack
 from workers.store import repo
@@ -144,18 +143,6 @@ def test_bad_bot_names_are_refused(engine: Engine, tmp_path: Path) -> None:
     with pytest.raises(SubmissionError, match="bad bot name"):
         submit(engine, write(tmp_path, "low.py", GOOD), "no spaces please", games=4)
     assert nothing_stored(engine)
-
-
-def sixnimmt(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")}
-    return subprocess.run(
-        [sys.executable, "-m", "bot_sdk.cli", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
 
 
 def test_a_league_on_the_embedded_defaults(tmp_path: Path) -> None:
