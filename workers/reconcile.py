@@ -45,6 +45,9 @@ Send = Callable[[int], object]
 
 QUEUE = "sixnimmt-blocks"
 
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+"""No ``queued_at`` is before it: ``not_since=EPOCH`` sends only blocks never queued."""
+
 
 @dataclass(slots=True)
 class Pass:
@@ -117,14 +120,15 @@ def _send(
             report.sent(reason, block_id)
 
 
-def advance(
-    engine: Engine, league_id: int, send: Send, *, report: Pass | None = None, grace_s: float = 0
-) -> Pass:
+def advance(engine: Engine, league_id: int, send: Send, *, report: Pass | None = None) -> Pass:
     """Once a started league's blocks are all stored: add and queue its next round, or mark it finished.
 
     Deterministic and idempotent (:func:`workers.league.plan_next_round`): the worker that stores
-    the last block of a round and any reconciliation pass may call it at the same time. A league
-    not handed to the workers is left alone.
+    the last block of a round, any reconciliation pass and ``league run`` may call it at the same
+    time. Each may see the round as its own to add, so only blocks never queued are sent: the
+    compare-and-set on ``queued_at`` lets one of them send each block, once. A sender that died
+    between the two leaves its blocks to the reconciliation's ``unqueued`` pass. A league not
+    handed to the workers is left alone.
     """
     from workers.league import plan_next_round
 
@@ -138,7 +142,7 @@ def advance(
     league = repo.league_by_id(engine, league_id)
     if plan_next_round(engine, league):
         waiting = [b.id for b in repo.claimable_blocks(engine, league_id)]
-        _send(engine, waiting, send, report, "next_round", not_since=_now() - dt.timedelta(seconds=grace_s))
+        _send(engine, waiting, send, report, "next_round", not_since=EPOCH)
     elif repo.finish_league(engine, league_id):
         report.finished.append(league_id)
         log.info("league %s is finished", league.name)
@@ -184,12 +188,11 @@ def reconcile_league(
     _send(engine, again, send, report, "lease_expired", not_since=now + dt.timedelta(days=1))
     waiting = [b for b in repo.claimable_blocks(engine, league_id) if b.id not in again]
     missing = [b.id for b in waiting if queued is None or b.id not in queued]
-    # An unreadable broker: only blocks never queued (no time is before the epoch).
-    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-    not_since = now - dt.timedelta(seconds=grace_s) if queued is not None else epoch
+    # An unreadable broker: only blocks never queued.
+    not_since = now - dt.timedelta(seconds=grace_s) if queued is not None else EPOCH
     _send(engine, missing, send, report, "unqueued", not_since=not_since)
     if not waiting and not again and not repo.blocks_of(engine, league_id, ["running"]):
-        advance(engine, league_id, send, report=report, grace_s=grace_s)
+        advance(engine, league_id, send, report=report)
     progress = repo.last_progress(engine, league_id)
     if progress is not None and league_id not in report.finished:
         report.stalled_s = max(report.stalled_s, (now - progress).total_seconds())

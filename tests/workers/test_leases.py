@@ -143,6 +143,27 @@ def test_the_last_block_of_a_league_finishes_it(engine: Engine, broker: Any) -> 
     assert reconcile.advance(engine, league.id, broker.send).finished == [league.id]
 
 
+def test_runners_that_each_add_the_same_round_send_each_block_once(
+    engine: Engine,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The worker storing a round's last block, a reconciler and ``league run`` may each read the
+    round as theirs to add (each saw every block stored before any added it): ``add_blocks`` stores
+    it once, and of the runners only one sends each block, the others none."""
+    from workers import league as league_module
+
+    league = make_league(engine)
+    repo.start_league(engine, league.id)
+    # Every runner's plan_next_round answers as if it had added the round itself.
+    monkeypatch.setattr(league_module, "plan_next_round", lambda store, lg: len(repo.blocks_of(store, lg.id)))
+    sent: list[int] = []
+    reports = [reconcile.advance(engine, league.id, sent.append) for _ in range(3)]
+    ids = [b.id for b in repo.blocks_of(engine, league.id)]
+    assert reports[0].queued == {"next_round": ids}
+    assert [r.queued for r in reports[1:]] == [{}, {}]
+    assert sent == ids
+
+
 def test_a_heartbeat_says_when_a_worker_was_last_seen(engine: Engine) -> None:  # noqa: F811
     assert repo.last_worker_seen(engine) is None
     started = dt.datetime.now(dt.UTC)
