@@ -144,17 +144,20 @@ def _stop_pool(pool: ProcessPoolExecutor, wait_s: float = 10.0) -> None:
             process.kill()
 
 
-def plan_next_round(engine: Engine, league: repo.League) -> int:
+def plan_next_round(engine: Engine, league: repo.League) -> int | None:
     """Store the next round of a league with a stopping rule once every planned block is played.
 
-    Returns how many blocks the round has (0: the league is finished, or has a fixed plan). Two
-    runners that call this at once plan the same round (:mod:`workers.rounds`) and store it once.
+    Returns how many blocks the round has: 0 when the rule adds none (the league is finished once
+    its blocks are stored; a fixed plan always answers 0), ``None`` while blocks of this league are
+    still to be stored, when nothing can be decided. A caller must not read ``None`` as finished:
+    the last block may be stored between this read and the caller's next. Two runners that call
+    this at once plan the same round (:mod:`workers.rounds`) and store it once.
     """
     if not league.stopping:
         return 0
     stored = repo.blocks_of(engine, league.id)
     if any(b.status != "done" for b in stored):
-        return 0
+        return None
     planned = [Block(b.number, b.entrants, b.seed) for b in stored]
     new = rounds.next_blocks(league, repo.league_results(engine, league.id), planned)
     repo.add_blocks(engine, league.id, [(b.number, b.seed, b.entrants) for b in new])

@@ -140,10 +140,13 @@ def advance(engine: Engine, league_id: int, send: Send, *, report: Pass | None =
     if phase != "started":
         return report
     league = repo.league_by_id(engine, league_id)
-    if plan_next_round(engine, league):
+    added = plan_next_round(engine, league)
+    if added:
         waiting = [b.id for b in repo.claimable_blocks(engine, league_id)]
         _send(engine, waiting, send, report, "next_round", not_since=EPOCH)
-    elif repo.finish_league(engine, league_id):
+    # Finished only on the rule's word from a read that saw every block stored: a block stored by
+    # another worker since that read may call for a round this call has not planned.
+    elif added == 0 and repo.finish_league(engine, league_id):
         report.finished.append(league_id)
         log.info("league %s is finished", league.name)
     return report

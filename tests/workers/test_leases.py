@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import redis
 from sqlalchemy import Engine, update
-from test_store import engine, make_league, played  # noqa: F401 - the store fixture on both databases
+from test_store import engine, make_league, played, version  # noqa: F401 - the store fixture on both databases
 
 from workers import lease, reconcile
 from workers.store import repo
@@ -162,6 +162,51 @@ def test_runners_that_each_add_the_same_round_send_each_block_once(
     assert reports[0].queued == {"next_round": ids}
     assert [r.queued for r in reports[1:]] == [{}, {}]
     assert sent == ids
+
+
+def test_a_league_is_not_finished_by_a_runner_that_saw_a_block_still_in_play(
+    engine: Engine,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two workers store a round's last two blocks at once. The first reads the round while the
+    other block is still in play, and that block is stored before it goes on: it must neither
+    finish the league (the stored results call for another round) nor plan one. The second, which
+    saw the round complete, plans the next round."""
+    from workers import adaptive
+
+    versions = [version(engine, f"bot{i}", f"code{i}".encode()) for i in range(3)]
+    repo.create_league(
+        engine, "adaptive", variant="classic", config={"players": 2}, seed=5, format="round-robin",
+        table_size=2, deals=1, entrants=versions, planned=[(0, 11, (0, 1)), (1, 12, (0, 2)), (2, 13, (1, 2))],
+        stopping=adaptive.rule(0.95, 100).to_json(),
+    )  # fmt: skip
+    league = repo.find_league(engine, "adaptive")
+    repo.start_league(engine, league.id)
+    *first, last = repo.blocks_of(engine, league.id)
+    for block in first:
+        claim = repo.claim_block(engine, block.id, "w1", lease_s=30)
+        assert claim is not None
+        repo.record_block(engine, block.id, played(block, league), claim=claim.claim)
+    other = repo.claim_block(engine, last.id, "w2", lease_s=30)
+    assert other is not None
+
+    read = repo.blocks_of
+
+    def read_then_other_worker_stores(store: Engine, league_id: int, *args: Any) -> Any:
+        seen = read(store, league_id, *args)
+        if repo.get_block(store, last.id).status != "done":
+            repo.record_block(store, last.id, played(last, league), claim=other.claim)
+        return seen
+
+    monkeypatch.setattr(repo, "blocks_of", read_then_other_worker_stores)
+    sent: list[int] = []
+    report = reconcile.advance(engine, league.id, sent.append)
+    assert report.finished == [] and report.queued == {} and sent == []
+    assert repo.league_phase(engine, league.id) == "started"
+    monkeypatch.setattr(repo, "blocks_of", read)
+    report = reconcile.advance(engine, league.id, sent.append)
+    assert report.finished == [] and report.queued["next_round"] == sent and sent
+    assert len(repo.blocks_of(engine, league.id)) == 3 + len(sent)
 
 
 def test_a_heartbeat_says_when_a_worker_was_last_seen(engine: Engine) -> None:  # noqa: F811
