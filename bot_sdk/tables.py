@@ -1,0 +1,111 @@
+"""The one table renderer every command uses (Rich), for a terminal and for a pipe alike.
+
+A table is a list of :class:`Column` and rows of cells. Cells are plain text, never Rich markup
+(an interval such as ``[1.2, 3.4]`` or a bot called ``[x]`` prints as it is). On a terminal the
+table fits the terminal's width and long cells wrap; written anywhere else (a pipe, a file, a
+test) the console is as wide as the table, so no cell is cut or wrapped and every row is one
+line, and there are never colour codes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import IO, Literal
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+Align = Literal["left", "right", "center"]
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A column: its header and how its cells line up (numbers to the right)."""
+
+    header: str
+    align: Align = "left"
+
+
+def left(header: str) -> Column:
+    """A column of text, lined up on the left."""
+    return Column(header, "left")
+
+
+def right(header: str) -> Column:
+    """A column of numbers, lined up on the right."""
+    return Column(header, "right")
+
+
+Cell = object
+"""Anything with a ``str()``; ``None`` prints as ``-``."""
+
+
+def build(columns: Sequence[Column | str], rows: Iterable[Sequence[Cell]]) -> Table:
+    """The Rich table of ``columns`` (a bare string is a left-aligned column) and ``rows``."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold", expand=False)
+    for column in columns:
+        col = column if isinstance(column, Column) else Column(column)
+        table.add_column(Text(col.header), justify=col.align, overflow="fold", no_wrap=False)
+    for row in rows:
+        if len(row) != len(columns):
+            raise ValueError(f"a row of {len(row)} cells for {len(columns)} columns: {row!r}")
+        table.add_row(*(Text("-" if cell is None else str(cell)) for cell in row))
+    return table
+
+
+def _console(file: IO[str], terminal: bool, width: int | None = None) -> Console:
+    if terminal:
+        return Console(file=file, highlight=False, soft_wrap=False)
+    # Not a terminal: no colour, no cursor codes, and as wide as the table needs.
+    return Console(
+        file=file,
+        width=width or 10_000,
+        force_terminal=False,
+        color_system=None,
+        highlight=False,
+        emoji=False,
+        soft_wrap=False,
+        legacy_windows=False,
+    )
+
+
+def _is_terminal(file: IO[str]) -> bool:
+    try:
+        return bool(file.isatty()) and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):
+        return False
+
+
+def render(
+    columns: Sequence[Column | str], rows: Iterable[Sequence[Cell]], *, width: int | None = None
+) -> str:
+    """The table as text, as it prints off a terminal (or ``width`` characters wide, wrapping)."""
+    buffer = io.StringIO()
+    _print(build(columns, rows), buffer, terminal=False, width=width)
+    return buffer.getvalue()
+
+
+def print_table(
+    columns: Sequence[Column | str], rows: Iterable[Sequence[Cell]], *, file: IO[str] | None = None
+) -> None:
+    """Print the table on ``file`` (default: standard output, as it is at the time of the call)."""
+    out = sys.stdout if file is None else file
+    _print(build(columns, rows), out, terminal=_is_terminal(out))
+
+
+def _print(table: Table, file: IO[str], *, terminal: bool, width: int | None = None) -> None:
+    if terminal:
+        _console(file, terminal=True).print(table)
+        return
+    console = _console(file, terminal=False, width=width)
+    if width is None:
+        # As wide as the table's widest row, so nothing wraps or is cut.
+        console = _console(file, terminal=False, width=max(console.measure(table).maximum, 1))
+    for line in console.render_lines(table, console.options, pad=False):
+        file.write("".join(segment.text for segment in line if not segment.control).rstrip() + "\n")
