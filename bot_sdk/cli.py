@@ -17,12 +17,12 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot_sdk import botcli
+from bot_sdk import botcli, tables
 from bot_sdk.arena import BotError, play_match
 from bot_sdk.loader import BotLoadError, load_bot, spec_label
 from bot_sdk.progress import progress_bar
 from bot_sdk.remote import RemoteError
-from bot_sdk.tournament import derive_seed, plan_round_robin, run_tournament
+from bot_sdk.tournament import derive_seed, plan_round_robin, run_tournament, t_interval
 from referee import settings as settings_module
 from referee.rules.config import describe
 from referee.rules.errors import RulesError
@@ -50,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The parser with every subcommand, including those of installed plugins."""
     parser = argparse.ArgumentParser(prog="sixnimmt", description="Bots for the 6 nimmt! family.")
+    parser.add_argument("--version", action="version", version=f"sixnimmt {_version()}")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     p = sub.add_parser("variants", help="list the variants and their options")
@@ -100,6 +101,16 @@ def build_parser() -> argparse.ArgumentParser:
     for entry in entry_points(group="sixnimmt.commands"):
         entry.load()(sub)
     return parser
+
+
+def _version() -> str:
+    """The installed package's version (``pip install`` records it; ``unknown`` when run from a bare tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sixnimmt-arena")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _json_flag(p: argparse.ArgumentParser) -> None:
@@ -165,12 +176,22 @@ def cmd_variants(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
+    lines: list[Sequence[object] | None] = []
     for row in rows:
-        aliases = f" (also {', '.join(row['aliases'])})" if row["aliases"] else ""
-        print(f"{row['name']}{aliases}")
+        if lines:
+            lines.append(tables.SECTION)
+        first = [
+            row["name"],
+            ", ".join(row["aliases"]),
+            f"{'higher' if row['higher_is_better'] else 'lower'} is better",
+        ]
         for opt in row["options"]:
-            bounds = "" if opt["min"] is None else f" [{opt['min']}…{opt['max']}]"
-            print(f"  {opt['name']:<14} default {opt['default']!s:<6}{bounds:<14} {opt['doc']}")
+            bounds = "" if opt["min"] is None else f"{opt['min']}…{opt['max']}"
+            lines.append([*first, opt["name"], tables.value_text(opt["default"]), bounds, opt["doc"]])
+            first = ["", "", ""]
+    columns = ["variant", "aliases", "score", "option", "default", "range", "meaning"]
+    tables.print_table(columns, lines)
+    print("set an option with -o NAME=VALUE, e.g. sixnimmt play --bots random,mc -o professional=true")
     return 0
 
 
@@ -185,9 +206,18 @@ def cmd_settings(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    for row in rows:
-        print(f"{row['variable']:<28} {row['value']!s:<18} (default {row['default']!s}) {row['doc']}")
+    tables.print_table(
+        ["variable", "value", "default", "meaning"],
+        [
+            [row["variable"], _setting_text(row["value"]), _setting_text(row["default"]), row["doc"]]
+            for row in rows
+        ],
+    )
     return 0
+
+
+def _setting_text(value: object) -> str:
+    return "(empty)" if value in ("", None) else str(value)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -214,22 +244,34 @@ def cmd_play(args: argparse.Namespace) -> int:
                 path = args.transcripts / f"game-{number:04d}.json"
                 path.write_text(json.dumps(result.transcript.to_json()))
             bar.update(1)
+    intervals = [t_interval(scores[seat]) for seat in range(len(specs))]
     seats = [
         {
             "seat": seat,
             "bot": names[seat],
             "mean_score": round(statistics.fmean(scores[seat]), 3),
+            "interval95": None if low is None or high is None else [round(low, 3), round(high, 3)],
             "wins": wins[seat],
         }
-        for seat in range(len(specs))
+        for seat, (low, high) in enumerate(intervals)
     ]
     if args.json:
         print(json.dumps({"variant": game.name, "games": args.games, "seats": seats, "digests": digests}))
         return 0
-    print(f"{args.games} games of {game.name}")
-    print(f"{'seat':>4}  {'bot':<20} {'mean score':>10} {'wins':>5}")
-    for row in seats:
-        print(f"{row['seat']:>4}  {row['bot']:<20} {row['mean_score']:>10.2f} {row['wins']:>5}")
+    print(f"{args.games} game{'' if args.games == 1 else 's'} in this process: {tables.game_summary(game)}")
+    tables.print_table(
+        [tables.right("seat"), "bot", tables.right("mean score"), "95% interval", tables.right("wins")],
+        [
+            [
+                row["seat"],
+                row["bot"],
+                f"{row['mean_score']:.2f}",
+                tables.interval_text(low, high, "too few games"),
+                row["wins"],
+            ]
+            for row, (low, high) in zip(seats, intervals, strict=True)
+        ],
+    )
     return 0
 
 
@@ -267,20 +309,30 @@ def cmd_arena(args: argparse.Namespace) -> int:
         )
         return 0
     game = make_variant(args.variant, {**config, "players": table})
-    better = "higher" if game.higher_is_better else "lower"
     how = "in-process" if args.in_process else "every bot its own process under a gRPC referee"
     print(
-        f"{game.name}: {len(records)} games, {table} seats a table, {args.deals} duplicate deals"
-        f" per table, seed {args.seed}, {how} (score: {better} is better)"
+        f"{len(records)} games, {table} seats a table, {args.deals} duplicate"
+        f" deal{'' if args.deals == 1 else 's'} per table, seed {args.seed}, {how}:"
+        f" {tables.game_summary(game)}"
     )
-    header = ("#", "bot", "games", "mean score", "95% interval", "mean rank", "wins", "faults")
-    print("{:>2}  {:<20} {:>5} {:>10}  {:<15} {:>9} {:>5} {:>6}".format(*header))
+    right = tables.right
+    columns = ["#", "bot", "games", "mean score", "95% interval", "mean rank", "wins", "faults"]
+    rows = []
     for place, s in enumerate(table_rows, 1):
-        interval = "too few blocks" if s.low is None or s.high is None else f"[{s.low:.1f}, {s.high:.1f}]"
-        print(
-            f"{place:>2}  {s.name:<20} {s.games:>5} {s.mean_score:>10.2f}  {interval:<15}"
-            f" {s.mean_rank:>9.2f} {s.wins:>5.0f} {s.faults:>6}"
+        interval = tables.interval_text(s.low, s.high, "too few blocks")
+        rows.append(
+            [
+                place,
+                s.name,
+                s.games,
+                f"{s.mean_score:.2f}",
+                interval,
+                f"{s.mean_rank:.2f}",
+                f"{s.wins:.0f}",
+                s.faults,
+            ]
         )
+    tables.print_table([c if c in ("bot", "95% interval") else right(c) for c in columns], rows)
     return 0
 
 

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 from rich import box
 from rich.console import Console
@@ -26,7 +26,11 @@ Align = Literal["left", "right", "center"]
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    """A column: its header and how its cells line up (numbers to the right)."""
+    """A column: its header and how its cells line up (numbers to the right).
+
+    On a terminal too narrow for the table, the widest columns give up width first and their
+    cells wrap onto more lines; nothing is cut off.
+    """
 
     header: str
     align: Align = "left"
@@ -45,14 +49,20 @@ def right(header: str) -> Column:
 Cell = object
 """Anything with a ``str()``; ``None`` prints as ``-``."""
 
+SECTION = None
+"""A row that is ``SECTION`` ends a group of rows: a blank line follows it."""
 
-def build(columns: Sequence[Column | str], rows: Iterable[Sequence[Cell]]) -> Table:
+
+def build(columns: Sequence[Column | str], rows: Iterable[Sequence[Cell] | None]) -> Table:
     """The Rich table of ``columns`` (a bare string is a left-aligned column) and ``rows``."""
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold", expand=False)
     for column in columns:
         col = column if isinstance(column, Column) else Column(column)
         table.add_column(Text(col.header), justify=col.align, overflow="fold", no_wrap=False)
     for row in rows:
+        if row is SECTION:
+            table.add_section()
+            continue
         if len(row) != len(columns):
             raise ValueError(f"a row of {len(row)} cells for {len(columns)} columns: {row!r}")
         table.add_row(*(Text("-" if cell is None else str(cell)) for cell in row))
@@ -83,7 +93,7 @@ def _is_terminal(file: IO[str]) -> bool:
 
 
 def render(
-    columns: Sequence[Column | str], rows: Iterable[Sequence[Cell]], *, width: int | None = None
+    columns: Sequence[Column | str], rows: Iterable[Sequence[Cell] | None], *, width: int | None = None
 ) -> str:
     """The table as text, as it prints off a terminal (or ``width`` characters wide, wrapping)."""
     buffer = io.StringIO()
@@ -92,7 +102,7 @@ def render(
 
 
 def print_table(
-    columns: Sequence[Column | str], rows: Iterable[Sequence[Cell]], *, file: IO[str] | None = None
+    columns: Sequence[Column | str], rows: Iterable[Sequence[Cell] | None], *, file: IO[str] | None = None
 ) -> None:
     """Print the table on ``file`` (default: standard output, as it is at the time of the call)."""
     out = sys.stdout if file is None else file
@@ -109,3 +119,40 @@ def _print(table: Table, file: IO[str], *, terminal: bool, width: int | None = N
         console = _console(file, terminal=False, width=max(console.measure(table).maximum, 1))
     for line in console.render_lines(table, console.options, pad=False):
         file.write("".join(segment.text for segment in line if not segment.control).rstrip() + "\n")
+
+
+def value_text(value: object) -> str:
+    """An option's or setting's value as ``-o KEY=VALUE`` spells it: ``true``, ``none``, ``""``."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value == "":
+        return '""'
+    return str(value)
+
+
+def interval_text(low: float | None, high: float | None, too_few: str, digits: int = 2) -> str:
+    """``[low, high]``, or ``too_few`` (e.g. "too few games") where no interval can be given."""
+    if low is None or high is None:
+        return too_few
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def game_summary(game: Any) -> str:
+    """A game's variant, its options (players and every option not at its default) and its score's sense.
+
+    For example ``classic, players=4 hands=1 target=none (other options at their defaults);
+    score: lower is better``.
+    """
+    from referee.rules.config import describe
+
+    shown = []
+    for option in describe(type(game.config)):
+        value = getattr(game.config, option["name"])
+        if not isinstance(value, (bool, int, float, str)) and value is not None:
+            continue  # a structured option (a Junior deck): named in `sixnimmt variants`
+        if option["name"] == "players" or value != option["default"]:
+            shown.append(f"{option['name']}={value_text(value)}")
+    better = "higher" if game.higher_is_better else "lower"
+    return f"{game.name}, {' '.join(shown)} (other options at their defaults); score: {better} is better"
