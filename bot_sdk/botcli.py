@@ -9,11 +9,12 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from bot_sdk import tables
 from bot_sdk.conformance import check
 from bot_sdk.loader import load_bot, spec_label
 from bot_sdk.progress import progress_bar
 from bot_sdk.remote import MatchPlan, RemoteRun, play_remote
-from bot_sdk.tournament import derive_seed, unique_names
+from bot_sdk.tournament import derive_seed, t_interval, unique_names
 from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
 
@@ -106,14 +107,26 @@ def cmd_play(args: argparse.Namespace, config: dict[str, Any]) -> int:
     if args.json:
         print(json.dumps({"variant": args.variant, "games": len(run.matches), "entrants": rows}))
         return 0
-    print(f"{len(run.matches)} games of {args.variant}, every bot its own process")
-    print(f"{'bot':<20} {'games':>5} {'mean score':>10} {'mean rank':>9} {'wins':>5}  faults")
+    game = make_variant(args.variant, config)
+    games = len(run.matches)
+    print(f"{games} game{'' if games == 1 else 's'}, every bot its own process: {tables.game_summary(game)}")
+    right = tables.right
+    lines = []
     for row in rows:
-        faults = ", ".join(f"{k} {v}" for k, v in row["faults"].items()) or "none"
-        print(
-            f"{row['name']:<20} {row['games']:>5} {row['mean_score']:>10.2f} {row['mean_rank']:>9.2f}"
-            f" {row['wins']:>5}  {faults}"
+        interval = row["interval95"]
+        lines.append(
+            [
+                row["name"],
+                row["games"],
+                tables.number(row["mean_score"]),
+                "too few games" if interval is None else tables.interval_text(*interval, "too few games"),
+                tables.number(row["mean_rank"]),
+                row["wins"],
+                ", ".join(f"{k} {v}" for k, v in row["faults"].items()) or "none",
+            ]
         )
+    columns = ["bot", right("games"), right("mean score"), "95% interval", right("mean rank"), right("wins")]
+    tables.print_table([*columns, "faults"], lines)
     print_reasons(rows)
     return 0
 
@@ -152,6 +165,7 @@ def _summarise(names: list[str], run: RemoteRun) -> list[dict[str, Any]]:
                 "name": name,
                 "games": len(seats),
                 "mean_score": round(statistics.fmean(s.score for s in seats), 3) if seats else None,
+                "interval95": _interval([s.score for s in seats]),
                 "mean_rank": round(statistics.fmean(s.rank for s in seats), 3) if seats else None,
                 "wins": sum(1 for s in seats if s.rank == 1),
                 "faults": faults,
@@ -171,6 +185,12 @@ def _summarise(names: list[str], run: RemoteRun) -> list[dict[str, Any]]:
     return rows
 
 
+def _interval(scores: list[int]) -> list[float] | None:
+    """The 95% t interval of the mean score over games (each its own deal); ``None`` below two games."""
+    low, high = t_interval(scores)
+    return None if low is None or high is None else [round(low, 3), round(high, 3)]
+
+
 def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
     """Play many concurrent matches against random bots and report each conformance check."""
     with progress_bar(args.games, "games", args.json) as bar:
@@ -186,8 +206,9 @@ def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
     if args.json:
         print(json.dumps(report.to_json()))
     else:
-        for name, passed in report.checks:
-            print(f"{'PASS' if passed else 'FAIL'}  {name}")
+        tables.print_table(
+            ["result", "check"], [["PASS" if ok else "FAIL", name] for name, ok in report.checks]
+        )
         print(f"{report.decisions} decisions, {report.think_ms_per_decision} ms each on average")
         problem = report.problem()
         if problem:

@@ -132,6 +132,11 @@ def value_text(value: object) -> str:
     return str(value)
 
 
+def number(value: float | None, digits: int = 2) -> str:
+    """A number with ``digits`` decimals, or ``-`` for none."""
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
 def interval_text(low: float | None, high: float | None, too_few: str, digits: int = 2) -> str:
     """``[low, high]``, or ``too_few`` (e.g. "too few games") where no interval can be given."""
     if low is None or high is None:

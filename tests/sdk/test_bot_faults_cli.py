@@ -50,7 +50,8 @@ def test_bot_check_says_what_went_wrong(tmp_path: Path, capsys: pytest.CaptureFi
     bot.write_text(RAISER)
     assert main(["bot", "check", str(bot), "--games", "2", *ONE_HAND]) == 1
     out = capsys.readouterr().out
-    assert "FAIL  decides without raising" in out
+    assert re.search(r"^FAIL +decides without raising$", out, re.MULTILINE)
+    assert re.search(r"^result +check$", out, re.MULTILINE)
     assert "what went wrong:\n  exception ×10: Traceback" in out
     assert main(["bot", "check", str(bot), "--games", "2", *ONE_HAND, "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
