@@ -138,6 +138,19 @@ def pack(
     return Artifact(content, hashlib.sha256(content).hexdigest(), entry, tuple(names))
 
 
+def contents(content: bytes) -> tuple[int, int] | None:
+    """An archive's number of files and their sizes together (the bot's code, not the tar's padding).
+
+    ``None`` for content that is not a readable tar (a stored artifact is untrusted).
+    """
+    try:
+        with tarfile.open(fileobj=io.BytesIO(content), mode="r:") as tar:
+            files = [member for member in tar.getmembers() if member.isfile()]
+    except (tarfile.TarError, EOFError):
+        return None
+    return len(files), sum(member.size for member in files)
+
+
 def _check_file(item: Path, relative: str) -> None:
     """Refuse anything but a regular file with one name: links, devices, pipes, sockets."""
     info = item.lstat()

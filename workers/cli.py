@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-from bot_sdk import botcli
+from bot_sdk import botcli, tables
 from bot_sdk.cli import parse_options
 from bot_sdk.progress import progress_bar
 from referee.settings import load as load_settings
@@ -52,7 +52,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_guard(cmd_create))
+    p.set_defaults(func=_guard(cmd_create, lazy=True))
 
     p = group.add_parser("run", help="play the league's remaining blocks (Celery if a broker is set)")
     p.add_argument("name")
@@ -95,7 +95,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_guard(cmd_list))
 
     p = group.add_parser("migrate", help="bring the store to the newest schema")
-    p.set_defaults(func=_guard(cmd_migrate))
+    p.set_defaults(func=_guard(cmd_migrate, creates=True))
 
     p = sub.add_parser("worker", help="run a Celery worker that plays league blocks")
     p.add_argument("--concurrency", type=int, default=0, help="worker processes (default: cores)")
@@ -114,7 +114,7 @@ def register(sub: Any) -> None:
     p.add_argument("--entry", help="entry point for a directory, e.g. main.py:MyBot")
     p.add_argument("--variant", default="classic")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_guard(cmd_submit))
+    p.set_defaults(func=_guard(cmd_submit, lazy=True))
 
     p = bots.add_parser("list", help="stored bots and their versions")
     p.add_argument("--json", action="store_true")
@@ -125,23 +125,83 @@ def register(sub: Any) -> None:
     bottest.register(bots, _guard)
 
 
-def _guard(command: Any) -> Any:
-    """Turn store and league errors into one clear line and exit status 2."""
+class _Store:
+    """A command's store, opened (and brought to the newest schema) on first use.
+
+    :meth:`reader` opens a store that exists and creates nothing; :meth:`writer` creates the store
+    if it is not there. Reading commands use the first; the commands that store something use the
+    second, and ``league create`` and ``bot submit`` only once their checks have passed, so a
+    command that fails creates no store either.
+    """
+
+    def __init__(self) -> None:
+        self.engine: Any = None
+
+    def existing(self) -> Any:
+        """The store if it exists, else ``None`` (nothing created)."""
+        from workers.store.engine import make_engine, store_exists
+
+        if self.engine is None and store_exists():
+            self.engine = make_engine()
+            _migrate(self.engine)
+        return self.engine
+
+    def reader(self) -> Any:
+        """The store; :class:`~workers.store.engine.StoreMissingError` if it does not exist."""
+        from workers.store.engine import StoreMissingError, missing_store_message
+
+        engine = self.existing()
+        if engine is None:
+            raise StoreMissingError(missing_store_message())
+        return engine
+
+    def writer(self) -> Any:
+        """The store, created if it does not exist yet."""
+        from workers.store.engine import make_engine
+
+        if self.engine is None:
+            self.engine = make_engine()
+            _migrate(self.engine)
+        return self.engine
+
+    def where(self) -> str:
+        from workers.store.engine import StoreError, describe, where
+
+        if self.engine is not None:
+            return describe(self.engine)
+        try:
+            return where()
+        except StoreError:
+            return "the store"
+
+    def close(self) -> None:
+        if self.engine is not None:
+            self.engine.dispose()
+
+
+def _guard(command: Any, *, creates: bool = False, lazy: bool = False) -> Any:
+    """Turn store and league errors into one clear line and exit status 2.
+
+    The command gets the engine of a store that exists (a reading command: a missing store is an
+    error, and none is created), of a store created if needed (``creates``), or (``lazy``) the
+    :class:`_Store` itself, to open for writing once it has checked what it was given.
+    """
 
     def run(args: argparse.Namespace) -> int:
         from workers.artifacts import SubmissionError
         from workers.planning import PlanError
         from workers.sandbox import SandboxError
-        from workers.store.engine import StoreError, describe, make_engine
+        from workers.store.engine import StoreError
         from workers.store.repo import ConflictError, NotFoundError
 
-        engine = None
+        store = _Store()
         try:
-            engine = make_engine()
-            _migrate(engine)
+            if lazy:
+                return int(command(args, store) or 0)
+            engine = store.writer() if creates else store.reader()
             return int(command(args, engine) or 0)
         except OperationalError as exc:
-            where = describe(engine) if engine is not None else "the store"
+            where = store.where()
             reason = " ".join(str(exc.orig).split())  # the driver's message spans lines
             print(f"sixnimmt: error: cannot reach {where}: {reason}", file=sys.stderr)
             return 2
@@ -158,8 +218,7 @@ def _guard(command: Any) -> Any:
             print(f"sixnimmt: error: {exc}", file=sys.stderr)
             return 2
         finally:
-            if engine is not None:
-                engine.dispose()
+            store.close()
 
     return run
 
@@ -171,13 +230,14 @@ def _migrate(engine: Any) -> None:
         upgrade(engine)
 
 
-def cmd_create(args: argparse.Namespace, engine: Any) -> int:
+def cmd_create(args: argparse.Namespace, store: _Store) -> int:
+    from workers import entrants
     from workers import league as leagues
 
     refs = [r.strip() for r in args.bots.split(",") if r.strip()]
     stopping = _adaptive_stopping(args)
-    created = leagues.create(
-        engine,
+    planned = leagues.prepare(  # every check first: a league that fails stores nothing, not even a store
+        store.existing(),
         args.name,
         refs,
         variant=args.variant,
@@ -188,14 +248,18 @@ def cmd_create(args: argparse.Namespace, engine: Any) -> int:
         fmt=args.format,
         stopping=stopping,
     )
+    engine = store.writer()
+    created = leagues.store(engine, planned)
     from workers.store import repo
+    from workers.store.engine import describe
 
     blocks = repo.blocks_of(engine, created.id)
     info = {
         "league": created.name,
         "variant": created.variant,
         "format": created.format,
-        "entrants": [f"{v.bot}@{v.version}" for v in created.entrants],
+        "entrants": entrants.labels(created.entrants),
+        "store": describe(engine),
         "blocks": len(blocks),
         "matches": len(blocks) * created.table_size,
     }
@@ -372,15 +436,23 @@ def cmd_status(args: argparse.Namespace, engine: Any) -> int:
     from workers import faults as fault_reasons
 
     reasons = fault_reasons.league_reasons(engine, league)
+    from workers.store.engine import describe
+
+    where = describe(engine)
     if args.json:
         extra = {"adaptive": rounds} if rounds else {"sprt": test} if test else {}
-        print(json.dumps({"league": league.name, **status, "fault_reasons": reasons, **extra}))
+        info = {"league": league.name, **status, "fault_reasons": reasons, **extra, "store": where}
+        print(json.dumps(info))
         return 0
     blocks = ", ".join(f"{k} {v}" for k, v in sorted(status["blocks"].items()))
     faults = ", ".join(f"{k} {v}" for k, v in status["faults"].items() if v) or "none"
     print(f"league {league.name}: blocks {blocks}; {status['matches']} matches; faults: {faults}")
-    for error in status["errors"]:
-        print(f"  block {error['block']} failed: {error['error']}")
+    print(f"store {where}")
+    if status["errors"]:
+        print("failed blocks:")
+        tables.print_table(
+            [tables.right("block"), "error"], [[e["block"], e["error"]] for e in status["errors"]]
+        )
     if reasons:
         print("fault reasons, by bot:")
         fault_reasons.print_reasons(reasons)
@@ -403,7 +475,9 @@ def _rounds_status(engine: Any, league: Any) -> dict[str, Any] | None:
 
 
 def _print_rounds(league: Any, rounds: dict[str, Any]) -> None:
-    names = [f"{v.bot}@{v.version}" for v in league.entrants]
+    from workers import entrants
+
+    names = entrants.labels(league.entrants)
     print(
         f"adaptive: until {rounds['until_confident']:g} confident; {rounds['deals_planned']} deals planned,"
         f" {rounds['deals_left']} of {rounds['max_deals']} left in the budget"
@@ -458,29 +532,35 @@ def _print_standings(league: Any, rows: list[dict[str, Any]], fitted: Any) -> No
     names = {r["position"]: r["bot"] for r in rows}
     gaps = {pair.upper: pair for pair in fitted.pairs}
     level = f"{fitted.confidence:.0%}"
-    width = max([len("bot"), *(len(n) for n in names.values())])
-    header = (
-        f"{'#':>2}  {'bot':<{width}}  {'score':>7}  {level + ' interval':<16}  {'ranks':>5}"
-        f"  {'gap to next':>11}  {level + ' interval':<16}  {'':1}  {'mean':>6}  {'games':>5}  {'faults':>6}"
-    )
-    print(header)
+    lines = []
     for row in fitted.rows:
         pair = gaps.get(row.position)
-        interval = (
-            "too few blocks" if row.score_low is None else f"[{row.score_low:.2f}, {row.score_high:.2f}]"
-        )
         ranks = f"{row.rank_low}" if row.rank_low == row.rank_high else f"{row.rank_low}-{row.rank_high}"
         if pair is None:
             gap, gap_interval, mark = "", "", ""
         else:
             gap = f"{pair.gap:.2f}"
-            gap_interval = "too few blocks" if pair.low is None else f"[{pair.low:.2f}, {pair.high:.2f}]"
+            gap_interval = tables.interval_text(pair.low, pair.high, "too few blocks")
             mark = ">" if pair.distinct else "="
-        print(
-            f"{row.rank:>2}  {names[row.position]:<{width}}  {row.score:>7.2f}  {interval:<16}  {ranks:>5}"
-            f"  {gap:>11}  {gap_interval:<16}  {mark:1}  {row.mean_score:>6.2f}  {row.games:>5}"
-            f"  {row.faults:>6}"
+        lines.append(
+            [
+                row.rank,
+                names[row.position],
+                f"{row.score:.2f}",
+                tables.interval_text(row.score_low, row.score_high, "too few blocks"),
+                ranks,
+                gap,
+                gap_interval,
+                mark,
+                f"{row.mean_score:.2f}",
+                row.games,
+                row.faults,
+            ]
         )
+    right = tables.right
+    columns = [right("#"), "bot", right("score"), f"{level} interval", right("ranks"), right("gap to next")]
+    columns += [f"gap {level} interval", ">/=", right("mean"), right("games"), right("faults")]
+    tables.print_table(columns, lines)
     method = (
         f"score: per game, fitted with a per-game effect (least squares), {better} is better"
         if fitted.method == "ls"
@@ -513,37 +593,38 @@ def cmd_standings(args: argparse.Namespace, engine: Any) -> int:
         return 0
     _print_standings(league, rows, fitted)
     if h2h is not None:
-        width = max(len(n) for n in names)
-        cell = max(12, min(width, 20)) + 2
         print(
             "\nhead-to-head: games where the row bot finished ahead / level / behind the column bot;"
             f" '*': the fit tells the two apart at {fitted.confidence:.0%} (Holm over every pair)"
         )
-        print(" " * width + "".join(f"{n[: cell - 2]:>{cell}}" for n in names))
+        lines = []
         for a, name in enumerate(names):
-            cells = []
+            cells: list[object] = [name]
             for b in range(len(names)):
                 if a == b:
-                    cells.append(f"{'-':>{cell}}")
+                    cells.append("-")
                     continue
                 h = h2h[a][b]
-                star = "*" if fitted.separated and fitted.separated[a][b] else " "
-                cells.append(f"{h['ahead']}/{h['level']}/{h['behind']}{star}".rjust(cell))
-            print(f"{name:<{width}}" + "".join(cells))
+                star = "*" if fitted.separated and fitted.separated[a][b] else ""
+                cells.append(f"{h['ahead']}/{h['level']}/{h['behind']}{star}")
+            lines.append(cells)
+        tables.print_table(["bot", *(tables.right(n) for n in names)], lines)
     return 0
 
 
 def cmd_list(args: argparse.Namespace, engine: Any) -> int:
     from workers.store import repo
+    from workers.store.engine import describe
 
     rows = repo.list_leagues(engine)
     if args.json:
-        print(json.dumps(rows))
+        print(json.dumps({"store": describe(engine), "leagues": rows}))
         return 0
-    for row in rows:
-        print(
-            f"{row['name']:<30} {row['variant']:<16} {row['format']:<12} {row['done']}/{row['blocks']} blocks"
-        )
+    print(f"store {describe(engine)}: {len(rows)} league{'' if len(rows) == 1 else 's'}")
+    tables.print_table(
+        ["league", "variant", "format", tables.right("blocks done")],
+        [[row["name"], row["variant"], row["format"], f"{row['done']}/{row['blocks']}"] for row in rows],
+    )
     return 0
 
 
@@ -554,10 +635,14 @@ def cmd_migrate(args: argparse.Namespace, engine: Any) -> int:
     return 0
 
 
-def cmd_submit(args: argparse.Namespace, engine: Any) -> int:
-    from workers.submit import submit
+def cmd_submit(args: argparse.Namespace, store: _Store) -> int:
+    from workers.store import repo
+    from workers.submit import checked
 
-    version, created, report = submit(engine, args.path, args.name, variant=args.variant, entry=args.entry)
+    new, report = checked(args.path, args.name, variant=args.variant, entry=args.entry)
+    version, created = repo.add_bot_version(  # the store is created only for a bot that passed
+        store.writer(), new.bot, new.content, new.sha256, new.entry_point, new.variant
+    )
     info = {
         "name": version.bot,
         "version": version.version,
@@ -575,18 +660,39 @@ def cmd_submit(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_bot_list(args: argparse.Namespace, engine: Any) -> int:
+    from workers.artifacts import contents
     from workers.store import repo
 
     rows = repo.list_bots(engine)
     if args.json:
         print(json.dumps(rows))
         return 0
+    # The stored size is the archive's (a tar rounds a small bot up to 10240 bytes): show the code's.
+    code = {sha: contents(repo.artifact(engine, sha)) for sha in {row["sha256"] for row in rows}}
+    lines = []
     for row in rows:
-        print(
-            f"{row['name']}@{row['version']:<4} {row['variant']:<16} {row['sha256'][:12]}"
-            f" {row['size']:>8} bytes"
+        files, size = code[row["sha256"]] or ("?", None)
+        created = (row["created_at"] or "")[:19].replace("T", " ")
+        bot = f"{row['name']}@{row['version']}"
+        lines.append(
+            [bot, row["variant"], row["entry_point"], files, _bytes(size), row["sha256"][:12], created]
         )
+    right = tables.right
+    tables.print_table(
+        ["bot", "variant", "entry point", right("files"), right("size"), "sha256", "stored"], lines
+    )
     return 0
+
+
+def _bytes(size: int | None) -> str:
+    """A size for people: ``812 B``, ``4.1 KiB``, ``1.2 MiB``; ``?`` when unknown."""
+    if size is None:
+        return "?"
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KiB"
+    return f"{size / (1024 * 1024):.1f} MiB"
 
 
 def cmd_worker(args: argparse.Namespace) -> int:

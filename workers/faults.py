@@ -109,14 +109,18 @@ def league_reasons(engine: Any, league: Any) -> dict[str, dict[str, list[dict[st
 
 
 def print_reasons(reasons: dict[str, dict[str, list[dict[str, Any]]]], limit: int = 5) -> None:
-    """The reasons of :func:`league_reasons` as text, at most ``limit`` of each kind per bot."""
+    """The reasons of :func:`league_reasons` as a table, at most ``limit`` of each kind per bot."""
+    from bot_sdk import tables
+
+    lines: list[list[object]] = []
     for bot, summary in sorted(reasons.items()):
-        print(f"  {bot}:")
         for fault in summary["faults"][:limit]:
-            print(f"    {fault['kind']} ×{fault['count']}: {short_reason(fault['reason'])}")
+            lines.append([bot, fault["kind"], fault["count"], short_reason(fault["reason"])])
         hidden = len(summary["faults"]) - limit
         if hidden > 0:
-            print(f"    … {hidden} more reasons (--json lists them all)")
+            lines.append([bot, "…", hidden, "more reasons (--json lists them all)"])
         for exit in summary["exits"][:limit]:
             said = f"; stderr: {exit['stderr']}" if exit["stderr"] else ""
-            print(f"    process {exit['exit']} (behind {exit['seats']} seats){said}")
+            reason = f"process {exit['exit']} (behind {exit['seats']} seats){said}"
+            lines.append([bot, "process", exit["seats"], reason])
+    tables.print_table(["bot", "fault", tables.right("count"), "reason"], lines)

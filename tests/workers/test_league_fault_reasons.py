@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -83,8 +84,13 @@ def test_league_status_names_each_bots_fault_reasons(tmp_path: Path, pg_url: str
     assert crashed["exits"] == [{"exit": "exited with status 3", "stderr": "dying now", "seats": 3}]
 
     text = sixnimmt(tmp_path, pg_url, "league", "status", "bad").stdout
-    assert "exception ×" in text and "ValueError: boom (at raiser.py:7, in choose_card)" in text
-    assert "process exited with status 3 (behind 3 seats); stderr: dying now" in text
+    assert re.search(r"^bot +fault +count +reason$", text, re.MULTILINE), text
+    raised_row = r"^raiser@1 +exception +\d+ +ValueError: boom \(at raiser\.py:7, in choose_card\)$"
+    assert re.search(raised_row, text, re.MULTILINE), text
+    crashed_row = (
+        r"^crasher@1 +process +3 +process exited with status 3 \(behind 3 seats\); stderr: dying now$"
+    )
+    assert re.search(crashed_row, text, re.MULTILINE), text
 
     with pg_engine.connect() as conn:
         details = [json.loads(d) for d in conn.execute(select(seat_results.c.fault_detail)).scalars() if d]
