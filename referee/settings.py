@@ -53,7 +53,10 @@ class Settings:
         "host of the referee's /metrics; empty: the referee's listen host (127.0.0.1 for a Unix socket)",
     )
     database_url: str = _setting(
-        "sqlite:///sixnimmt.db", "league store (SQLAlchemy URL); postgresql://… in production"
+        "",
+        "league store: sqlite:///PATH or postgresql://USER@HOST/DB (production); empty: sixnimmt.db in"
+        " the per-user data directory ($XDG_DATA_HOME/sixnimmt, else the platform's, e.g."
+        " ~/.local/share/sixnimmt), created by `league create` or `bot submit`",
     )
     broker_url: str = _setting("", "Celery broker, e.g. redis://127.0.0.1:6379/0; empty: a local pool")
     visibility_timeout_s: int = _setting(
@@ -116,9 +119,30 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
     return settings
 
 
+def default_database_url(environ: Mapping[str, str] | None = None) -> str:
+    """The store when ``SIXNIMMT_DATABASE_URL`` is unset: ``sixnimmt.db`` in the per-user data directory.
+
+    ``$XDG_DATA_HOME/sixnimmt`` when that variable holds an absolute path (on every platform), else
+    platformdirs' user data directory (``~/.local/share/sixnimmt`` on Linux). Nothing is created here.
+    """
+    env = os.environ if environ is None else environ
+    xdg = env.get("XDG_DATA_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        directory = os.path.join(xdg, "sixnimmt")
+    else:
+        import platformdirs  # only here: a bot process never needs it
+
+        directory = platformdirs.user_data_dir("sixnimmt", appauthor=False)
+    return f"sqlite:///{os.path.join(directory, 'sixnimmt.db')}"
+
+
 def describe() -> list[dict[str, Any]]:
     """Each setting's variable name, default and meaning (for docs and the CLI)."""
     return [
-        {"variable": f"SIXNIMMT_{f.name.upper()}", "default": f.default, "doc": f.metadata["doc"]}
+        {
+            "variable": f"SIXNIMMT_{f.name.upper()}",
+            "default": default_database_url() if f.name == "database_url" else f.default,
+            "doc": f.metadata["doc"],
+        }
         for f in dataclasses.fields(Settings)
     ]

@@ -19,7 +19,6 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from bot_sdk.bots import REFERENCE_BOTS
 from referee.rules.registry import find_variant, make_variant
 from workers import sprt
 from workers.store import repo
@@ -35,24 +34,6 @@ def is_test(league: repo.League) -> bool:
 def score_unit(variant: str) -> str:
     """What a score counts, for messages."""
     return "bull heads" if variant == "classic" else "points"
-
-
-def _known_without_storing(engine: Engine, ref: str, variant: str) -> tuple[str, object]:
-    """Check that an entrant can be resolved, storing nothing; a key equal for equal entrants."""
-    if ref.endswith(".py") or Path(ref).is_dir():
-        path = Path(ref)
-        if not path.exists():
-            raise repo.NotFoundError(f"no bot file or directory {ref!r}")
-        return "path", path.resolve()
-    try:
-        return "stored", repo.find_version(engine, ref).id
-    except repo.NotFoundError:
-        if ref in REFERENCE_BOTS.get(variant, {}):
-            return "reference", ref
-        known = ", ".join(REFERENCE_BOTS.get(variant, {}))
-        raise repo.NotFoundError(
-            f"no bot {ref!r}: not in the store, not a reference bot of {variant} ({known}), not a .py file"
-        ) from None
 
 
 def create(
@@ -74,30 +55,26 @@ def create(
 
     Entrants are NEW (position 0), OLD (1), then the field, resolved like league entrants.
     """
-    from workers.league import resolve_entrant
+    from workers import entrants
 
     settings = sprt.Settings(margin=margin, alpha=alpha, beta=beta, max_deals=max_deals, new=0, base=1)
     if not field:
         raise sprt.SprtError("the field is empty: NEW and OLD each need opponents (--against)")
     canonical = find_variant(variant).name
-    table_size = 1 + len(field)
+    table_size = 1 + sum(w.count for w in entrants.parse(field))
     game = {**dict(config or {}), "players": table_size}
     make_variant(canonical, game)  # a bad config fails before anything is stored
-    refs = [new, base, *field]
-    keys = [_known_without_storing(engine, ref, canonical) for ref in refs]
-    if keys[0] == keys[1]:
-        raise sprt.SprtError(f"NEW and OLD are the same bot version ({new}): test a new version")
     if name is None:
         name = _free_name(engine, f"test-{_label(new)}-vs-{_label(base)}")
-    repo.check_name("league", name)  # before any bot is stored
+    repo.check_name("league", name)  # before any bot is checked or stored
     _must_be_free(engine, name)
-    versions = [resolve_entrant(engine, ref, canonical) for ref in refs]
-    for ref, version in zip(refs, versions, strict=True):
-        if version.variant != canonical:
-            raise repo.ConflictError(f"{ref} is a {version.variant} bot, the test plays {canonical}")
-    if versions[0].id == versions[1].id:
-        same = f"{versions[0].bot}@{versions[0].version}"
-        raise sprt.SprtError(f"NEW and OLD are the same bot version ({same}): test a new version")
+    for ref in (new, base):
+        if entrants.parse([ref]) != [entrants.Wanted(ref.strip())]:
+            raise sprt.SprtError(f"NEW and OLD are one bot each, not {ref!r}")
+    head = entrants.resolve(engine, [new, base], canonical, what="test", check=False, slips=False)
+    if entrants.same(head[0], head[1]):
+        raise sprt.SprtError(f"NEW and OLD are the same bot version ({new}): test a new version")
+    versions = entrants.resolve(engine, [new, base, *field], canonical, what="test")
     blocks = sprt.first_blocks(seed, len(versions), settings)
     repo.create_league(
         engine,
@@ -150,7 +127,9 @@ def report(engine: Engine, league: repo.League) -> dict[str, Any]:
         repo.league_results(engine, league.id), blocks, settings, higher_is_better=game.higher_is_better
     )
     state = sprt.state(differences, settings)
-    names = [f"{v.bot}@{v.version}" for v in league.entrants]
+    from workers import entrants
+
+    names = entrants.labels(league.entrants)
     field = [names[p] for p in sprt.field_of(len(names), settings)]
     pending = sum(b.status != "done" for b in blocks)
     decided = state.verdict in (sprt.H0, sprt.H1)
@@ -198,7 +177,7 @@ def print_report(info: Mapping[str, Any]) -> None:
 # -- the command -----------------------------------------------------------------------------
 
 
-def register(bots: Any, guard: Callable[[Any], Any]) -> None:
+def register(bots: Any, guard: Callable[..., Any]) -> None:
     """Add ``bot test`` to the ``bot`` command group."""
     p = bots.add_parser(
         "test",
@@ -226,7 +205,7 @@ def register(bots: Any, guard: Callable[[Any], Any]) -> None:
     p.add_argument("--local", action="store_true", help="use the local process pool even with a broker set")
     p.add_argument("--processes", type=int, default=0, help="local pool size")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=guard(cmd_test))
+    p.set_defaults(func=guard(cmd_test, creates=True))
 
 
 def cmd_test(args: argparse.Namespace, engine: Engine) -> int:

@@ -9,42 +9,53 @@ import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
-from bot_sdk.bots import REFERENCE_BOTS
 from bot_sdk.tournament import Block
 from referee.rules.registry import find_variant, make_variant
-from workers import adaptive, ranking, ratings, rounds
+from workers import adaptive, entrants, ranking, ratings, rounds
 from workers.planning import PlanError, plan_league
 from workers.store import repo
 from workers.store.engine import StoreError, make_engine
-from workers.submit import store_reference, submit
 
 
 def resolve_entrant(engine: Engine, ref: str, variant: str) -> repo.BotVersion:
-    """An entrant from a stored bot (``name`` or ``name@N``), a reference bot name, or a ``.py`` path.
-
-    Reference bots and files are stored first (files after passing their check), so every
-    entrant of a league is an immutable stored version.
-    """
-    if ref.endswith(".py") or Path(ref).is_dir():
-        path = Path(ref)
-        version, _, _ = submit(engine, path, path.stem if path.is_file() else path.name, variant=variant)
-        return version
-    try:
-        return repo.find_version(engine, ref)
-    except repo.NotFoundError:
-        if ref in REFERENCE_BOTS.get(variant, {}):
-            return store_reference(engine, variant, ref)
-        raise
+    """One entrant (see :mod:`workers.entrants`), stored now if it is not yet (a reference bot, a file)."""
+    (entrant,) = entrants.resolve(engine, [ref], variant)
+    if isinstance(entrant, repo.NewVersion):
+        entrant, _ = repo.add_bot_version(
+            engine, entrant.bot, entrant.content, entrant.sha256, entrant.entry_point, entrant.variant
+        )
+    return entrant
 
 
-def create(
-    engine: Engine,
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """A league checked and planned, not stored yet (:func:`prepare`, then :func:`store`)."""
+
+    name: str
+    variant: str
+    config: dict[str, Any]
+    seed: int
+    format: str
+    table_size: int
+    deals: int
+    entrants: tuple[entrants.Entrant, ...]
+    blocks: tuple[Block, ...]
+    stopping: Mapping[str, Any] | None
+
+
+def create(engine: Engine, name: str, refs: Sequence[str], **options: Any) -> repo.League:
+    """Plan and store a league; nothing is stored if anything is wrong (see :func:`prepare`)."""
+    return store(engine, prepare(engine, name, refs, **options))
+
+
+def prepare(
+    engine: Engine | None,
     name: str,
     refs: Sequence[str],
     *,
@@ -55,39 +66,56 @@ def create(
     seed: int = 1,
     fmt: str = "round-robin",
     stopping: Mapping[str, Any] | None = None,
-) -> repo.League:
-    """Plan and store a league; nothing is stored if anything is wrong.
+) -> Planned:
+    """Check and plan a league, storing nothing (``engine`` ``None``: there is no store yet).
 
-    With an adaptive ``stopping`` rule (:mod:`workers.adaptive`) only the balanced first round is
-    planned here (``deals`` is then ignored); the run loops add the next rounds.
+    ``refs`` name the entrants (:mod:`workers.entrants`: stored bots, reference bots, files,
+    ``NAME*N``); bot files are checked last, after everything cheaper. With an adaptive
+    ``stopping`` rule (:mod:`workers.adaptive`) only the balanced first round is planned here
+    (``deals`` is then ignored); the run loops add the next rounds.
     """
-    repo.check_name("league", name)  # before any entrant is stored
+    repo.check_name("league", name)
     canonical = find_variant(variant).name
     settings = {**dict(config or {}), "players": table_size}
-    make_variant(canonical, settings)  # a bad config fails before anything is stored
+    make_variant(canonical, settings)  # a bad config fails before anything else
+    if engine is not None:
+        _must_be_free(engine, name)
+    count = sum(w.count for w in entrants.parse(refs))
     if stopping is not None:
-        blocks = _first_round(stopping, fmt, len(refs), table_size, seed)
+        blocks = _first_round(stopping, fmt, count, table_size, seed)
         deals = 1
-    versions = [resolve_entrant(engine, ref, canonical) for ref in refs]
-    for ref, version in zip(refs, versions, strict=True):
-        if version.variant != canonical:
-            raise repo.ConflictError(f"{ref} is a {version.variant} bot, the league plays {canonical}")
-    if stopping is None:
-        blocks = plan_league(fmt, len(versions), table_size, deals, seed)
+    else:
+        blocks = plan_league(fmt, count, table_size, deals, seed)
+    found = entrants.resolve(engine, refs, canonical)
+    return Planned(
+        name, canonical, settings, seed, fmt, table_size, deals, tuple(found), tuple(blocks), stopping
+    )
+
+
+def store(engine: Engine, planned: Planned) -> repo.League:
+    """Store a :func:`prepare`-d league with its new bot versions, in one transaction."""
     repo.create_league(
         engine,
-        name,
-        variant=canonical,
-        config=settings,
-        seed=seed,
-        format=fmt,
-        table_size=table_size,
-        deals=deals,
-        entrants=versions,
-        planned=[(b.number, b.seed, b.entrants) for b in blocks],
-        stopping=stopping,
+        planned.name,
+        variant=planned.variant,
+        config=planned.config,
+        seed=planned.seed,
+        format=planned.format,
+        table_size=planned.table_size,
+        deals=planned.deals,
+        entrants=planned.entrants,
+        planned=[(b.number, b.seed, b.entrants) for b in planned.blocks],
+        stopping=planned.stopping,
     )
-    return repo.find_league(engine, name)
+    return repo.find_league(engine, planned.name)
+
+
+def _must_be_free(engine: Engine, name: str) -> None:
+    try:
+        repo.find_league(engine, name)
+    except repo.NotFoundError:
+        return
+    raise repo.ConflictError(f"a league named {name!r} exists already")
 
 
 def _first_round(
@@ -352,8 +380,8 @@ def standings(engine: Engine, league: repo.League) -> list[dict[str, Any]]:
 
 
 def entrant_names(league: repo.League) -> list[str]:
-    """Each entrant's label by position: ``bot@version``."""
-    return [f"{entrant.bot}@{entrant.version}" for entrant in league.entrants]
+    """Each entrant's label by position: ``bot@version`` (``#k`` apart where a bot enters k times)."""
+    return entrants.labels(league.entrants)
 
 
 def head_to_head(engine: Engine, league: repo.League) -> list[list[dict[str, int]]]:

@@ -26,20 +26,44 @@ def submit(
     sandbox: bool = True,
 ) -> tuple[repo.BotVersion, bool, CheckReport]:
     """Validate and store a bot; raises :class:`SubmissionError` and stores nothing if it fails."""
+    new, report = checked(path, name, variant=variant, entry=entry, games=games, sandbox=sandbox)
+    version, created = repo.add_bot_version(
+        engine, new.bot, new.content, new.sha256, new.entry_point, new.variant
+    )
+    return version, created, report
+
+
+def checked(
+    path: Path,
+    name: str,
+    *,
+    variant: str = "classic",
+    entry: str | None = None,
+    games: int = 8,
+    sandbox: bool = True,
+) -> tuple[repo.NewVersion, CheckReport]:
+    """Pack and check a bot, storing nothing: the version to store once everything else is right.
+
+    Raises :class:`SubmissionError` when the name, the files or the check are refused.
+    """
     try:
         repo.check_name("bot", name)  # before anything runs
     except repo.BadNameError as exc:
         raise SubmissionError(str(exc)) from None
     artifact = pack(path, entry=entry, limits=SubmissionLimits.from_settings(load_settings()))
-    report = check_artifact(artifact, variant=variant, games=games, sandbox=sandbox)
+    new = repo.NewVersion(name, artifact.content, artifact.sha256, artifact.entry_point, variant)
+    return new, check_new(new, games=games, sandbox=sandbox)
+
+
+def check_new(new: repo.NewVersion, *, games: int = 8, sandbox: bool = True) -> CheckReport:
+    """Check a packed version in the sandbox; :class:`SubmissionError` (the bot's own error) if it fails."""
+    artifact = Artifact(new.content, new.sha256, new.entry_point, ())
+    report = check_artifact(artifact, variant=new.variant, games=games, sandbox=sandbox)
     if not report.ok:
         failed = ", ".join(check for check, passed in report.checks if not passed)
         # The bot's own error (its SyntaxError, its exception, how its process ended), not counts.
         raise SubmissionError(f"the bot failed its check ({failed}): {report.summary() or 'no reason given'}")
-    version, created = repo.add_bot_version(
-        engine, name, artifact.content, artifact.sha256, artifact.entry_point, variant
-    )
-    return version, created, report
+    return report
 
 
 def check_artifact(artifact: Artifact, *, variant: str, games: int, sandbox: bool = True) -> CheckReport:
@@ -70,15 +94,28 @@ def reference_source(variant: str, name: str) -> str:
     )
 
 
-def store_reference(engine: Engine, variant: str, name: str) -> repo.BotVersion:
-    """Store a reference bot (trusted code of this project: no check needed)."""
+def reference_name(variant: str, name: str) -> str:
+    """The stored name of a reference bot: its game, then its name (``classic/heuristic``, ``board/random``).
+
+    Every game has a ``random`` and a ``heuristic``; the game in the name keeps them apart in one store.
+    """
+    return f"{variant}/{name}"
+
+
+def reference_version(variant: str, name: str) -> repo.NewVersion:
+    """A reference bot as a version to store (trusted code of this project: no check needed)."""
     source = reference_source(variant, name)
-    stored_name = name if variant == "classic" else f"{variant}/{name}"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{name}.py"
         path.write_text(source)
         artifact = pack(path, max_bytes=1 << 16)
-    version, _ = repo.add_bot_version(
-        engine, stored_name, artifact.content, artifact.sha256, artifact.entry_point, variant
+    return repo.NewVersion(
+        reference_name(variant, name), artifact.content, artifact.sha256, artifact.entry_point, variant
     )
+
+
+def store_reference(engine: Engine, variant: str, name: str) -> repo.BotVersion:
+    """Store a reference bot (or find it stored already) under :func:`reference_name`."""
+    new = reference_version(variant, name)
+    version, _ = repo.add_bot_version(engine, new.bot, new.content, new.sha256, new.entry_point, variant)
     return version

@@ -93,6 +93,17 @@ class BotVersion:
     variant: str
 
 
+@dataclass(frozen=True, slots=True)
+class NewVersion:
+    """A bot version checked and ready to store, not stored yet (stored with the league that names it)."""
+
+    bot: str
+    content: bytes
+    sha256: str
+    entry_point: str
+    variant: str
+
+
 def add_bot_version(
     engine: Engine, name: str, content: bytes, sha256: str, entry_point: str, variant: str
 ) -> tuple[BotVersion, bool]:
@@ -102,32 +113,65 @@ def add_bot_version(
     """
     check_name("bot", name)
     with engine.begin() as conn:
-        bot_id = conn.execute(select(bots.c.id).where(bots.c.name == name)).scalar()
-        if bot_id is None:
-            bot_id = conn.execute(insert(bots).values(name=name).returning(bots.c.id)).scalar_one()
-        existing = conn.execute(
-            select(bot_versions).where(bot_versions.c.bot_id == bot_id, bot_versions.c.sha256 == sha256)
-        ).first()
-        if existing is not None:
-            return _version(existing, name), False
-        if conn.execute(select(artifacts.c.sha256).where(artifacts.c.sha256 == sha256)).first() is None:
-            conn.execute(insert(artifacts).values(sha256=sha256, content=content, size=len(content)))
-        number = (
-            conn.execute(
-                select(func.max(bot_versions.c.version)).where(bot_versions.c.bot_id == bot_id)
-            ).scalar()
-            or 0
-        ) + 1
+        return _add_version(conn, NewVersion(name, content, sha256, entry_point, variant))
+
+
+def _add_version(conn: Any, new: NewVersion) -> tuple[BotVersion, bool]:
+    """:func:`add_bot_version` inside the caller's transaction."""
+    name = check_name("bot", new.bot)
+    bot_id = conn.execute(select(bots.c.id).where(bots.c.name == name)).scalar()
+    if bot_id is None:
+        bot_id = conn.execute(insert(bots).values(name=name).returning(bots.c.id)).scalar_one()
+    existing = conn.execute(
+        select(bot_versions).where(bot_versions.c.bot_id == bot_id, bot_versions.c.sha256 == new.sha256)
+    ).first()
+    if existing is not None:
+        return _version(existing, name), False
+    if conn.execute(select(artifacts.c.sha256).where(artifacts.c.sha256 == new.sha256)).first() is None:
+        conn.execute(insert(artifacts).values(sha256=new.sha256, content=new.content, size=len(new.content)))
+    number = (
+        conn.execute(select(func.max(bot_versions.c.version)).where(bot_versions.c.bot_id == bot_id)).scalar()
+        or 0
+    ) + 1
+    row = conn.execute(
+        insert(bot_versions)
+        .values(
+            bot_id=bot_id, version=number, sha256=new.sha256, entry_point=new.entry_point, variant=new.variant
+        )
+        .returning(*bot_versions.c)
+    ).one()
+    return _version(row, name), True
+
+
+def find_content(engine: Engine, name: str, sha256: str) -> BotVersion | None:
+    """The version of bot ``name`` that holds exactly this code, if one is stored."""
+    with engine.connect() as conn:
         row = conn.execute(
-            insert(bot_versions)
-            .values(bot_id=bot_id, version=number, sha256=sha256, entry_point=entry_point, variant=variant)
-            .returning(*bot_versions.c)
-        ).one()
-        return _version(row, name), True
+            select(bot_versions, bots.c.name)
+            .join(bots, bots.c.id == bot_versions.c.bot_id)
+            .where(bots.c.name == name, bot_versions.c.sha256 == sha256)
+        ).first()
+    return None if row is None else _version(row, row.name)
 
 
 def _version(row: Any, name: str) -> BotVersion:
     return BotVersion(row.id, name, row.version, row.sha256, row.entry_point, row.variant)
+
+
+def labels_apart(labels: Sequence[str]) -> list[str]:
+    """Entrant labels by position, each one apart: a label that occurs k > 1 times gets ``#1`` … ``#k``.
+
+    A league may enter one bot version several times on purpose (``heuristic*2``).
+    """
+    seen: dict[str, int] = {}
+    repeated = {label for label in labels if labels.count(label) > 1}
+    out = []
+    for label in labels:
+        if label in repeated:
+            seen[label] = seen.get(label, 0) + 1
+            label = f"{label}#{seen[label]}"
+        out.append(label)
+    return out
 
 
 def find_version(engine: Engine, ref: str) -> BotVersion:
@@ -242,13 +286,25 @@ def create_league(
     format: str,
     table_size: int,
     deals: int,
-    entrants: Sequence[BotVersion],
+    entrants: Sequence[BotVersion | NewVersion],
     planned: Iterable[tuple[int, int, Sequence[int]]],
     stopping: Mapping[str, Any] | None = None,
 ) -> int:
-    """Store a league with its entrants and planned blocks ``(number, seed, entrants)``: all or nothing."""
+    """Store a league with its entrants and planned blocks ``(number, seed, entrants)``: all or nothing.
+
+    Entrants not stored yet (:class:`NewVersion`: bot files and reference bots named on the command
+    line) are stored in the same transaction, so a league that cannot be stored stores no bot either.
+    """
     check_name("league", name)
+    for entrant in entrants:
+        if isinstance(entrant, NewVersion):
+            check_name("bot", entrant.bot)
     with engine.begin() as conn:
+        stored: dict[NewVersion, BotVersion] = {}
+        for entrant in entrants:
+            if isinstance(entrant, NewVersion) and entrant not in stored:
+                stored[entrant] = _add_version(conn, entrant)[0]
+        versions = [stored[e] if isinstance(e, NewVersion) else e for e in entrants]
         try:
             league_id = conn.execute(
                 insert(leagues)
@@ -269,7 +325,7 @@ def create_league(
             raise ConflictError(f"a league named {name!r} exists already") from None
         conn.execute(
             insert(league_entrants),
-            [{"league_id": league_id, "position": i, "bot_version_id": v.id} for i, v in enumerate(entrants)],
+            [{"league_id": league_id, "position": i, "bot_version_id": v.id} for i, v in enumerate(versions)],
         )
         rows = [
             {"league_id": league_id, "number": number, "seed": block_seed, "entrants": list(members)}
