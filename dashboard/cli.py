@@ -17,22 +17,25 @@ def register(sub: Any) -> None:
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    """Bring the store to the newest schema (as every store command does), then serve it read only."""
+    """Bring an existing store to the newest schema (as every store command does), then serve it read only."""
     import uvicorn
     from sqlalchemy.exc import SQLAlchemyError
 
     from dashboard.app import create_app
-    from workers.store.engine import StoreError, describe, make_engine
+    from workers.store.engine import StoreError, StoreMissingError, describe, make_engine, open_existing
     from workers.store.migrate import is_current, upgrade
 
     try:
-        writer = make_engine()
+        writer = open_existing()  # a store that is not there is an error, never made empty here
         try:
             if not is_current(writer):
                 upgrade(writer)
         finally:
             writer.dispose()
         engine = make_engine(read_only=True)
+    except StoreMissingError as exc:
+        print(f"sixnimmt: error: {exc}", file=sys.stderr)
+        return 2
     except (StoreError, SQLAlchemyError) as exc:
         print(f"sixnimmt: error: cannot use the store: {exc}", file=sys.stderr)
         return 2

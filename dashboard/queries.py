@@ -16,7 +16,7 @@ from sqlalchemy import Connection, and_, func, literal, select
 
 from referee.faults import short_reason
 from workers.faults import describe_exit, parse_detail
-from workers.store.repo import NotFoundError
+from workers.store.repo import NotFoundError, labels_apart
 from workers.store.schema import (
     FAULT_COLUMNS,
     blocks,
@@ -117,6 +117,9 @@ def lineups(conn: Connection, league_ids: Sequence[int]) -> dict[int, list[dict[
                 "label": f"{r.name}@{r.version}",
             }
         )
+    for lineup in found.values():  # a bot entered k times on purpose: #1 … #k, as the command line
+        for entrant, label in zip(lineup, labels_apart([e["label"] for e in lineup]), strict=True):
+            entrant["label"] = label
     return found
 
 
