@@ -14,7 +14,7 @@ from bot_sdk.conformance import check
 from bot_sdk.loader import load_bot, spec_label
 from bot_sdk.progress import progress_bar
 from bot_sdk.remote import MatchPlan, RemoteRun, play_remote
-from bot_sdk.tournament import derive_seed, t_interval, unique_names
+from bot_sdk.tournament import LOCAL_SEAT_KEY, derive_seed, t_interval, unique_names
 from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
 
@@ -92,6 +92,7 @@ def _play(
             config=config,
             progress=bar.update,
             decision_ms=args.decision_ms,
+            seat_key=LOCAL_SEAT_KEY,  # the author's own bots: the same seed replays the same games
         )
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -44,3 +45,54 @@ def sixnimmt(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> sub
         text=True,
         timeout=600,
     )
+
+
+def table_rows(text: str, headers: Sequence[str], count: int) -> list[dict[str, str]]:
+    """The ``count`` rows of the table in ``text`` whose header line holds ``headers``, in order.
+
+    Fails unless the header line is followed by a rule and every cell of every row lies under
+    its header: a left-aligned cell starts where its header starts, a right-aligned one ends
+    where its header ends (cells are runs of words with single spaces; columns are further apart).
+    Blank lines inside the table (between groups of rows) are skipped. Returns each row as
+    ``{header: cell}``, ``""`` for an empty cell.
+    """
+    lines = text.splitlines()
+    found = [(n, spans) for n, line in enumerate(lines) if (spans := _header_spans(line, headers))]
+    assert found, f"no header line with {list(headers)} in:\n{text}"
+    number, spans = found[0]
+    assert re.fullmatch(r"[─-]+", lines[number + 1]), f"no rule under the header:\n{text}"
+    body = [line for line in lines[number + 2 :] if line.strip()][:count]
+    assert len(body) == count, f"{count} rows expected, {len(body)} found:\n{text}"
+    rows = []
+    ways = {h: {"left", "right"} for h in headers}  # how each column's cells line up, so far
+    for line in body:
+        row = dict.fromkeys(headers, "")
+        for cell in re.finditer(r"\S+(?: \S+)*", line):
+            under = [
+                h
+                for h, (start, end) in zip(headers, spans, strict=True)
+                if cell.start() == start or cell.end() == end
+            ]
+            assert under, f"{cell.group()!r} lies under no header in:\n{lines[number]}\n{line}"
+            header = under[0]
+            assert not row[header], f"two cells under {header!r} in {line!r}"
+            row[header] = cell.group()
+            start, end = spans[headers.index(header)]
+            ways[header] &= {"left"} if cell.start() == start and cell.end() != end else {"left", "right"}
+            ways[header] &= {"right"} if cell.end() == end and cell.start() != start else {"left", "right"}
+            assert ways[header], f"the cells under {header!r} line up neither left nor right:\n{text}"
+        rows.append(row)
+    return rows
+
+
+def _header_spans(line: str, headers: Sequence[str]) -> list[tuple[int, int]] | None:
+    """Where each header lies in ``line``, if the line is exactly those headers apart, in order."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for header in headers:
+        found = line.find(header, at)
+        if found < 0 or line[at:found].strip() or (spans and found - at < 2):
+            return None
+        spans.append((found, found + len(header)))
+        at = found + len(header)
+    return spans if not line[at:].strip() else None
