@@ -664,14 +664,17 @@ def cmd_bot_list(args: argparse.Namespace, engine: Any) -> int:
     from workers.store import repo
 
     rows = repo.list_bots(engine)
+    # "size" is the stored archive's (a tar rounds a small bot up to 10240 bytes): count the code too.
+    code = {sha: contents(repo.artifact(engine, sha)) for sha in {row["sha256"] for row in rows}}
+    for row in rows:
+        found = code[row["sha256"]]
+        row["files"], row["code_bytes"] = found if found else (None, None)
     if args.json:
         print(json.dumps(rows))
         return 0
-    # The stored size is the archive's (a tar rounds a small bot up to 10240 bytes): show the code's.
-    code = {sha: contents(repo.artifact(engine, sha)) for sha in {row["sha256"] for row in rows}}
     lines = []
     for row in rows:
-        files, size = code[row["sha256"]] or ("?", None)
+        files, size = row["files"], row["code_bytes"]
         created = (row["created_at"] or "")[:19].replace("T", " ")
         bot = f"{row['name']}@{row['version']}"
         lines.append(
