@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Any
 
@@ -23,6 +24,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
     from dashboard.app import create_app
     from workers.store.engine import StoreError, StoreMissingError, describe, make_engine, open_existing
+    from workers.store.engine import where as store_where
     from workers.store.migrate import is_current, upgrade
 
     try:
@@ -36,8 +38,12 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     except StoreMissingError as exc:
         print(f"sixnimmt: error: {exc}", file=sys.stderr)
         return 2
-    except (StoreError, SQLAlchemyError) as exc:
-        print(f"sixnimmt: error: cannot use the store: {exc}", file=sys.stderr)
+    except (StoreError, SQLAlchemyError, OSError) as exc:
+        try:
+            store = f"the store {store_where()}"
+        except StoreError:  # the URL itself is the problem, and the message says so
+            store = "the store"
+        print(f"sixnimmt: error: cannot use {store}: {one_line(exc)}", file=sys.stderr)
         return 2
     print(f"sixnimmt dashboard: store {describe(engine)}, http://{args.host}:{args.port}/", file=sys.stderr)
     try:
@@ -45,3 +51,11 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     finally:
         engine.dispose()
     return 0
+
+
+def one_line(exc: BaseException) -> str:
+    """A store error as one line: the driver's own message (it spans lines) without SQLAlchemy's
+    "Background on this error" link."""
+    text = str(getattr(exc, "orig", None) or exc)
+    text = re.sub(r"\(Background on this error at: [^)]*\)", "", text)
+    return " ".join(text.split())
