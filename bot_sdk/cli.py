@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import select
+import signal
 import statistics
 import sys
 from collections.abc import Callable, Sequence
@@ -31,7 +33,28 @@ from referee.rules.transcript import Transcript, replay, verify
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status.
+
+    Output into a pipe that its reader closed (``sixnimmt replay FILE | head``) ends the command
+    quietly, as it ends any Unix tool: no message, status 141 (128 + SIGPIPE), for every command.
+    """
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's flush at exit
+    except BrokenPipeError as exc:
+        if not _stdout_closed():  # some other pipe (a bot's, say): a real error
+            print(f"sixnimmt: error: {exc}", file=sys.stderr)
+            return 2
+        # What is still buffered goes nowhere, so the interpreter's last flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 128 + signal.SIGPIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "func"):
@@ -39,12 +62,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        raise  # main's to judge: the end of a pipe is not an error of the command
     except (RulesError, BotLoadError, BotError, RemoteError, settings_module.SettingsError, OSError) as exc:
         print(f"sixnimmt: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("sixnimmt: interrupted", file=sys.stderr)
         return 130
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe or socket that nobody reads any more (poll says POLLERR)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # not a real file: a test's capture, say
+        return False
 
 
 def build_parser() -> argparse.ArgumentParser:
