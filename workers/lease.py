@@ -29,7 +29,7 @@ from typing import ClassVar
 
 from sqlalchemy import Engine
 
-from workers import metrics
+from workers import metrics, procs
 from workers.store import repo
 
 log = logging.getLogger(__name__)
@@ -183,7 +183,7 @@ def sweep(directory: str | os.PathLike[str] | None = None) -> list[Path]:
         return []
     for path in entries:
         match = _OWNED.fullmatch(path.name)
-        if match is None or _alive(int(match.group(1))) or not path.is_dir():
+        if match is None or procs.alive(int(match.group(1))) or not path.is_dir():
             continue
         shutil.rmtree(path, ignore_errors=True)
         if not path.exists():
@@ -191,17 +191,3 @@ def sweep(directory: str | os.PathLike[str] | None = None) -> list[Path]:
     if removed:
         log.info("swept %d directories of blocks whose worker is gone", len(removed))
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie owns nothing any more
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state != "Z"

@@ -41,6 +41,7 @@ from prometheus_client.multiprocess import MultiProcessCollector, mark_process_d
 from bot_sdk.remote import Launcher
 from referee.rules.registry import VARIANTS
 from referee.server import metrics as referee_metrics
+from workers import procs
 
 log = logging.getLogger(__name__)
 
@@ -257,19 +258,9 @@ class LiveProcessCollector(MultiProcessCollector):  # type: ignore[misc]
     def collect(self) -> Iterable[Any]:
         for path in Path(self._path).glob("gauge_live*.db"):
             match = self._LIVE_GAUGE.fullmatch(path.name)
-            if match and not _alive(int(match.group(1))):
+            if match and not procs.alive(int(match.group(1))):
                 mark_process_dead(int(match.group(1)), self._path)
         return super().collect()  # type: ignore[no-any-return]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def registry(broker_url: str, queues: Sequence[str]) -> CollectorRegistry:

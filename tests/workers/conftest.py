@@ -31,6 +31,8 @@ import pytest
 from testkit import free_port as free_port  # re-exported for this kit's users
 from testkit import wait_for as wait_for
 
+from workers import procs
+
 PROJECT = Path(__file__).resolve().parents[2]
 PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
 PG_BIN = Path(os.environ.get("SIXNIMMT_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
@@ -96,18 +98,8 @@ def _drop_orphans() -> None:
         names = [r[0] for r in conn.execute("SELECT datname FROM pg_database")]
         for name in names:
             match = re.fullmatch(rf"{DB_PREFIX}(\d+)(_\d+)?", name)
-            if match and not _alive(int(match.group(1))):
+            if match and not procs.alive(int(match.group(1))):
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def migrated_engine(url: str) -> Any:

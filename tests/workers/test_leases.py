@@ -271,3 +271,16 @@ def test_a_renewal_interval_that_cannot_keep_a_lease_is_refused() -> None:
             load(bad)
     with pytest.raises(SettingsError, match="SIXNIMMT_RECONCILE_S"):
         load({"SIXNIMMT_RECONCILE_S": "0"})
+
+
+def test_a_process_is_alive_until_it_exits_and_a_zombie_is_not() -> None:
+    from workers import procs
+
+    assert procs.alive(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = time.monotonic() + 30
+    while procs.alive(child.pid):  # exited but not reaped: a zombie owns nothing any more
+        assert time.monotonic() < deadline, "the child neither ran nor became a zombie"
+        time.sleep(0.05)
+    assert child.poll() == 0  # reaped now: no such process at all
+    assert not procs.alive(child.pid)
