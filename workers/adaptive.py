@@ -356,32 +356,38 @@ def next_blocks(
     league: Any, results: ranking.Results | Iterable[Mapping[str, Any]], blocks: Sequence[Block]
 ) -> list[Block]:
     """:func:`workers.rounds.next_blocks` for ``{"kind": "adaptive"}`` leagues."""
-    from referee.rules.registry import make_variant
-
     rule_ = AdaptiveRule.from_json(league.stopping)
     entrants = len(league.entrants)
     standings = scale = None
     if blocks:
-        data = results if isinstance(results, ranking.Results) else ranking.Results.from_rows(results)
-        standings = ranking.compute(
-            data,
-            entrants,
-            higher_is_better=make_variant(league.variant, league.config).higher_is_better,
-            confidence=rule_.until_confident,
-        )
-        scale = score_noise(data, standings)
+        standings, scale = _fit(league, _results(results), rule_)
     return plan_next(rule_, entrants, league.table_size, league.seed, standings, blocks, scale)
+
+
+def _results(results: ranking.Results | Iterable[Mapping[str, Any]]) -> ranking.Results:
+    return results if isinstance(results, ranking.Results) else ranking.Results.from_rows(results)
+
+
+def _fit(league: Any, data: ranking.Results, rule_: AdaptiveRule) -> tuple[ranking.Standings, float | None]:
+    """The league's standings at the rule's confidence, and the game's noise around them."""
+    from referee.rules.registry import make_variant
+
+    standings = ranking.compute(
+        data,
+        len(league.entrants),
+        higher_is_better=make_variant(league.variant, league.config).higher_is_better,
+        confidence=rule_.until_confident,
+    )
+    return standings, score_noise(data, standings)
 
 
 def status(
     league: Any, results: ranking.Results | Iterable[Mapping[str, Any]], deals_planned: int
 ) -> dict[str, Any]:
     """An adaptive league's state for ``league status``: uncertain pairs and the deal budget, as JSON."""
-    from referee.rules.registry import make_variant
-
     rule_ = AdaptiveRule.from_json(league.stopping)
     entrants = len(league.entrants)
-    data = results if isinstance(results, ranking.Results) else ranking.Results.from_rows(results)
+    data = _results(results)
     out: dict[str, Any] = {
         **rule_.to_json(),
         "deals_planned": deals_planned,
@@ -391,13 +397,7 @@ def status(
     }
     if len(data.block) == 0:
         return out | {"state": "first round"}
-    standings = ranking.compute(
-        data,
-        entrants,
-        higher_is_better=make_variant(league.variant, league.config).higher_is_better,
-        confidence=rule_.until_confident,
-    )
-    scale = score_noise(data, standings)
+    standings, scale = _fit(league, data, rule_)
     state = progress(standings, rule_, entrants, deals_planned, scale)
     out["doubt"] = round(state.doubt, 4)
     out["doubt_allowed"] = round(state.allowed, 4)
