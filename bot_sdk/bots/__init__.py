@@ -30,6 +30,10 @@ REFERENCE_BOTS: dict[str, dict[str, str]] = {
         "heuristic": "bot_sdk.bots.junior:HeuristicExpertsBot",
     },
     "board": {"random": "bot_sdk.bots.board:RandomBot", "heuristic": "bot_sdk.bots.board:HeuristicBot"},
+    "anniversary": {
+        "random": "bot_sdk.bots.anniversary:RandomBot",
+        "heuristic": "bot_sdk.bots.anniversary:HeuristicBot",
+    },
 }
 """variant name → bot name → ``"module:Class"``."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from referee.rules.anniversary import Anniversary
 from referee.rules.brettspiel import Brettspiel
 from referee.rules.classic import Classic
 from referee.rules.config import config_from_mapping
@@ -12,7 +13,14 @@ from referee.rules.core import Variant
 from referee.rules.errors import UnknownVariantError
 from referee.rules.junior import JuniorAdvanced, JuniorBasic, JuniorExperts
 
-VARIANTS: list[type[Variant[Any, Any]]] = [Classic, Brettspiel, JuniorBasic, JuniorAdvanced, JuniorExperts]
+VARIANTS: list[type[Variant[Any, Any]]] = [
+    Classic,
+    Brettspiel,
+    JuniorBasic,
+    JuniorAdvanced,
+    JuniorExperts,
+    Anniversary,
+]
 """Every playable variant; a new variant module adds its class here."""
 
 
