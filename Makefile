@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench bench-quick golden proto clean image image-test chaos
+.PHONY: run test chromium lint bench bench-quick golden proto clean image image-test chaos
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,17 +12,46 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,server]'
 	touch $(STAMP)
 
-## The main job: a league of the example and reference bots on the embedded defaults (SQLite in
-## the working directory, a local process pool), every bot its own sandboxed process over gRPC.
+## The main job: a league of the example and reference bots on the embedded defaults (a SQLite
+## store, a local process pool), every bot its own sandboxed process over gRPC. One league, named
+## $(LEAGUE): the first run creates it, later runs play what is left of it (an interrupted run goes
+## on) and print its standings; `make run LEAGUE=another` plays a new one.
+LEAGUE ?= demo
 LEAGUE_BOTS ?= examples/cautious_bot.py,random,lowest,highest,heuristic,mc
+LEAGUE_DEALS ?= 2
 run: $(STAMP)
-	@name=demo-$$(date +%Y%m%d-%H%M%S); \
-	$(BIN)/sixnimmt league create $$name --bots $(LEAGUE_BOTS) --deals 2 && \
-	$(BIN)/sixnimmt league run $$name --local
+	@if $(BIN)/sixnimmt league status '$(LEAGUE)' --json >/dev/null 2>&1; then \
+		echo "make run: league $(LEAGUE) is in the store: playing what is left of it, then its standings" \
+			"(a new league: make run LEAGUE=another-name)" >&2; \
+	else \
+		$(BIN)/sixnimmt league create '$(LEAGUE)' --bots '$(LEAGUE_BOTS)' --deals '$(LEAGUE_DEALS)' || exit $$?; \
+	fi; \
+	$(BIN)/sixnimmt league run '$(LEAGUE)' --local
 
-## The whole suite: lint first, then every test (statistical and golden ones included).
-test: lint
-	$(BIN)/python -m pytest -n 2 -q
+## The whole suite: lint first, then every test (statistical and golden ones included). The
+## dashboard's browser tests need chromium: `make test` installs it (see chromium below) or stops
+## with the command to run, and the tests fail rather than skip if it is still missing.
+test: lint chromium
+	SIXNIMMT_TEST_BROWSER=required $(BIN)/python -m pytest -n 2 -q
+
+## Debian's chromium, which the dashboard's browser tests drive through Playwright (never a browser
+## download of Playwright's own), looked for as tests/dashboard/test_browser.py does. Missing, it is
+## installed with apt-get when we are root (as on CI); otherwise this stops with the command to run.
+CHROMIUM ?= $(or $(SIXNIMMT_CHROMIUM),$(wildcard /usr/bin/chromium),$(shell command -v chromium 2>/dev/null))
+chromium:
+	@if [ -n "$(CHROMIUM)" ] && [ -x "$(CHROMIUM)" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "make: installing chromium for the dashboard's browser tests (apt-get install chromium)" >&2; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		{ apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || { \
+			echo "make: ERROR: apt-get could not install chromium, which the browser tests need" >&2; exit 1; }; \
+	elif command -v apt-get >/dev/null; then \
+		echo "make: ERROR: the dashboard's browser tests need chromium, which is not installed; run" \
+			"'sudo apt-get update && sudo apt-get install -y chromium', then make test again" >&2; exit 1; \
+	else \
+		echo "make: ERROR: the dashboard's browser tests need chromium, which is not installed; install" \
+			"it, then run 'SIXNIMMT_CHROMIUM=/path/to/chromium make test'" >&2; exit 1; \
+	fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

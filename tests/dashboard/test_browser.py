@@ -40,9 +40,16 @@ from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
 from workers.store.schema import leagues as leagues_table
 
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')"
-)
+REQUIRED = os.environ.get("SIXNIMMT_TEST_BROWSER") == "required"
+"""``make test`` sets it, after installing chromium or stopping with the command to run: there a
+missing browser fails these tests instead of skipping them."""
+
+if REQUIRED:
+    import playwright.sync_api as sync_api
+else:
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')"
+    )
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -57,17 +64,21 @@ CHROMIUM_ARGS = [
 
 
 def find_chromium() -> str | None:
-    """Debian's chromium (Playwright's own browser downloads are not used)."""
-    for candidate in (os.environ.get("SIXNIMMT_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
+    """Debian's chromium (Playwright's own browser downloads are not used); ``SIXNIMMT_CHROMIUM``,
+    when set, is the only candidate."""
+    named = os.environ.get("SIXNIMMT_CHROMIUM")
+    candidates = [named] if named else ["/usr/bin/chromium", shutil.which("chromium")]
+    for candidate in candidates:
         if candidate and Path(candidate).exists():
             return candidate
     return None
 
 
 CHROMIUM = find_chromium()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium at /usr/bin/chromium or on PATH (apt-get install chromium)"
-)
+NO_CHROMIUM = "no chromium at $SIXNIMMT_CHROMIUM, /usr/bin/chromium or on PATH (apt-get install chromium)"
+if CHROMIUM is None and REQUIRED:
+    pytest.fail(f"{NO_CHROMIUM}; make test installs it when it can", pytrace=False)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
 
 @contextlib.contextmanager
