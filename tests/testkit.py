@@ -27,6 +27,11 @@ def wait_for(condition: Callable[[], T | None], timeout: float, what: str, inter
         time.sleep(interval)
 
 
+def default_store(cwd: Path) -> Path:
+    """Where :func:`sixnimmt` run in ``cwd`` keeps the default store."""
+    return Path(cwd).resolve() / "xdg-data" / "sixnimmt" / "sixnimmt.db"
+
+
 def free_port() -> int:
     """A TCP port nobody listens on right now."""
     with socket.socket() as s:
@@ -35,12 +40,16 @@ def free_port() -> int:
 
 
 def sixnimmt(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``sixnimmt ARGS`` in ``cwd`` with none of this machine's SIXNIMMT_* settings, plus ``env``."""
+    """Run ``sixnimmt ARGS`` in ``cwd`` with none of this machine's SIXNIMMT_* settings, plus ``env``.
+
+    Its per-user data directory is ``cwd/xdg-data`` (``XDG_DATA_HOME``, unless ``env`` names one),
+    so the default store is the test's own (``cwd/xdg-data/sixnimmt/sixnimmt.db``), never the user's.
+    """
     clean = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")}
     return subprocess.run(
         [sys.executable, "-m", "bot_sdk.cli", *args],
         cwd=cwd,
-        env={**clean, **(env or {})},
+        env={**clean, "XDG_DATA_HOME": str(Path(cwd).resolve() / "xdg-data"), **(env or {})},
         capture_output=True,
         text=True,
         timeout=600,

@@ -71,7 +71,7 @@ def create(
     for ref in (new, base):
         if entrants.parse([ref]) != [entrants.Wanted(ref.strip())]:
             raise sprt.SprtError(f"NEW and OLD are one bot each, not {ref!r}")
-    head = entrants.resolve(engine, [new, base], canonical, what="test", check=False, slips=False)
+    head = entrants.find(engine, [new, base], canonical, what="test", slips=False).entrants
     if entrants.same(head[0], head[1]):
         raise sprt.SprtError(f"NEW and OLD are the same bot version ({new}): test a new version")
     versions = entrants.resolve(engine, [new, base, *field], canonical, what="test")

@@ -16,7 +16,6 @@ exists yet: then only reference bots and files can be named).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +33,6 @@ Entrant = repo.BotVersion | repo.NewVersion
 """A league entrant: stored already, or to store with the league."""
 
 MAX_REPEAT = 100
-
-_REPEAT = re.compile(r"(?P<ref>.*?)\s*\*\s*(?P<count>[^*]*)")
 
 
 class EntrantError(repo.ConflictError):
@@ -61,11 +58,10 @@ def parse(items: Sequence[str]) -> list[Wanted]:
         item = item.strip()
         if not item:
             continue
-        match = _REPEAT.fullmatch(item)
-        if match is None:
+        if "*" not in item:
             wanted.append(Wanted(item))
             continue
-        ref, count = match["ref"], match["count"]
+        ref, _, count = (part.strip() for part in item.partition("*"))
         if not ref or not count.isdigit() or not 1 <= int(count) <= MAX_REPEAT:
             raise EntrantError(
                 f"bad entrant {item!r}: write NAME*N to enter one bot N times (N from 1 to {MAX_REPEAT})"
@@ -97,6 +93,14 @@ def reference_of(ref: str, variant: str, what: str = "league") -> str | None:
     return name
 
 
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The entrants, in order and repeated as ``NAME*N`` says, and the bot files still to check."""
+
+    entrants: tuple[Entrant, ...]
+    unchecked: tuple[repo.NewVersion, ...]
+
+
 def resolve(
     engine: Engine | None,
     items: Sequence[str],
@@ -105,27 +109,42 @@ def resolve(
     what: str = "league",
     games: int = 8,
     sandbox: bool = True,
-    check: bool = True,
-    slips: bool = True,
 ) -> list[Entrant]:
-    """Every entrant ``items`` names, in order (``NAME*N`` N times); nothing stored.
+    """Every entrant ``items`` names, in order (``NAME*N`` N times), bot files checked; nothing stored.
 
-    ``engine`` is ``None`` when there is no store yet. Checks that each entrant plays ``variant``
-    and (``slips``) that no bot is named twice without ``*N`` before any new bot file's (slow)
-    check runs (``check=False``: packed, not checked).
+    :func:`find`, then :func:`check`.
+    """
+    found = find(engine, items, variant, what=what)
+    check(found, games=games, sandbox=sandbox)
+    return list(found.entrants)
+
+
+def find(
+    engine: Engine | None, items: Sequence[str], variant: str, *, what: str = "league", slips: bool = True
+) -> Found:
+    """The entrants ``items`` name, looked up and packed but not checked; nothing stored.
+
+    ``engine`` is ``None`` when there is no store yet. Fails when an entrant does not play
+    ``variant`` or (``slips``) when one bot is named twice without ``*N``.
     """
     wanted = parse(items)
     found = [_find(engine, w.ref, variant, what) for w in wanted]
     if slips:
         _refuse_slips(wanted, found)
-    checked: dict[repo.NewVersion, None] = {}
+    unchecked: dict[repo.NewVersion, None] = {}
     for w, entrant in zip(wanted, found, strict=True):
-        if not check:
-            break
-        if isinstance(entrant, repo.NewVersion) and is_path(w.ref) and entrant not in checked:
-            check_new(entrant, games=games, sandbox=sandbox)
-            checked[entrant] = None
-    return [entrant for w, entrant in zip(wanted, found, strict=True) for _ in range(w.count)]
+        if isinstance(entrant, repo.NewVersion) and is_path(w.ref):
+            unchecked[entrant] = None
+    return Found(
+        tuple(entrant for w, entrant in zip(wanted, found, strict=True) for _ in range(w.count)),
+        tuple(unchecked),
+    )
+
+
+def check(found: Found, *, games: int = 8, sandbox: bool = True) -> None:
+    """Check every new bot file in the sandbox, as ``bot submit`` does (the slow part: call it last)."""
+    for new in found.unchecked:
+        check_new(new, games=games, sandbox=sandbox)
 
 
 def _find(engine: Engine | None, ref: str, variant: str, what: str) -> Entrant:

@@ -23,16 +23,6 @@ from workers.store import repo
 from workers.store.engine import StoreError, make_engine
 
 
-def resolve_entrant(engine: Engine, ref: str, variant: str) -> repo.BotVersion:
-    """One entrant (see :mod:`workers.entrants`), stored now if it is not yet (a reference bot, a file)."""
-    (entrant,) = entrants.resolve(engine, [ref], variant)
-    if isinstance(entrant, repo.NewVersion):
-        entrant, _ = repo.add_bot_version(
-            engine, entrant.bot, entrant.content, entrant.sha256, entrant.entry_point, entrant.variant
-        )
-    return entrant
-
-
 @dataclass(frozen=True, slots=True)
 class Planned:
     """A league checked and planned, not stored yet (:func:`prepare`, then :func:`store`)."""
@@ -80,15 +70,16 @@ def prepare(
     make_variant(canonical, settings)  # a bad config fails before anything else
     if engine is not None:
         _must_be_free(engine, name)
-    count = sum(w.count for w in entrants.parse(refs))
+    found = entrants.find(engine, refs, canonical)
+    count = len(found.entrants)
     if stopping is not None:
         blocks = _first_round(stopping, fmt, count, table_size, seed)
         deals = 1
     else:
         blocks = plan_league(fmt, count, table_size, deals, seed)
-    found = entrants.resolve(engine, refs, canonical)
+    entrants.check(found)  # the bot files, last: it is the slow part
     return Planned(
-        name, canonical, settings, seed, fmt, table_size, deals, tuple(found), tuple(blocks), stopping
+        name, canonical, settings, seed, fmt, table_size, deals, found.entrants, tuple(blocks), stopping
     )
 
 

@@ -66,8 +66,8 @@ def play_league(url: str, name: str = LEAGUE_NAME) -> LeagueStore:
         assert counts == {"stored": 4}, counts
         names = dict(zip(BOTS, BOTS, strict=True)) | {"random": SCRIPT_NAME, "lowest": QUOTE_NAME}
         with writer.begin() as conn:
-            for old, new in names.items():
-                conn.execute(update(bots).where(bots.c.name == old).values(name=new))
+            for old, new in names.items():  # reference bots are stored as GAME/NAME: shorter here
+                conn.execute(update(bots).where(bots.c.name == f"classic/{old}").values(name=new))
             conn.execute(update(leagues_table).where(leagues_table.c.id == league.id).values(name=name))
         league = repo.find_league(writer, name)
         table = leagues.standings(writer, league)

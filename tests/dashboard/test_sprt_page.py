@@ -70,8 +70,8 @@ def test_the_api_shows_what_the_command_line_reports(client: TestClient, played:
     for key in ("verdict", "llr", "clamped", "bounds", "deals", "games", "mean_difference", "sd", "path"):
         assert test[key] == pytest.approx(report[key]), key
     assert test["settings"] == report["settings"] == played.league.stopping
-    assert (test["new"]["label"], test["base"]["label"]) == ("heuristic@1", "random@1")
-    assert [e["label"] for e in test["field"]] == ["lowest@1"]
+    assert (test["new"]["label"], test["base"]["label"]) == ("classic/heuristic@1", "classic/random@1")
+    assert [e["label"] for e in test["field"]] == ["classic/lowest@1"]
     assert shown["league"]["format"] == "sprt"
     assert "_plot" not in shown
 
@@ -85,7 +85,9 @@ def test_the_page_draws_the_llr_after_every_deal_between_the_bounds(
     assert "<script>alert(2)</script>" not in html and unescape("&lt;script&gt;alert(2)") in unescape(html)
     verdict = re.search(r'id="verdict"><strong>(.*?)</strong>', html)
     assert verdict is not None
-    words = "H1 accepted: heuristic@1 is better than random@1 by at least 4 bull heads per game"
+    words = (
+        "H1 accepted: classic/heuristic@1 is better than classic/random@1 by at least 4 bull heads per game"
+    )
     assert verdict.group(1) == words
     report = played.report
     expected = plots.line_plot(
@@ -140,7 +142,7 @@ def test_the_page_in_a_real_browser(played: PlayedTest) -> None:
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.goto(f"{base}/")
         page.get_by_role("link", name=NAME).click()
-        assert page.locator("#verdict").inner_text().startswith("H1 accepted: heuristic@1 is better")
+        assert page.locator("#verdict").inner_text().startswith("H1 accepted: classic/heuristic@1 is better")
         plot = page.locator("#llr-plot")
         assert plot.is_visible()
         box = plot.bounding_box()

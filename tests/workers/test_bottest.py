@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine, func, select
-from testkit import sixnimmt
+from testkit import default_store, sixnimmt
 
 from bot_sdk.cli import main
 from workers import bottest, sprt
@@ -39,17 +39,19 @@ def test_a_clear_improvement_through_the_command_line(tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     info = json.loads(ran.stdout)
     assert info["verdict"] == "H1" and info["llr"] == info["bounds"][1]
-    assert info["new"] == "heuristic@1" and info["base"] == "random@1" and info["field"] == ["lowest@1"]
+    assert (info["new"], info["base"]) == ("classic/heuristic@1", "classic/random@1")
+    assert info["field"] == ["classic/lowest@1"]
     assert info["deals"] >= sprt.MIN_DEALS and info["deals"] % sprt.BATCH_DEALS == 0
     assert info["games"] == info["deals"] * 2 * 2  # two tables of two seats, every rotation
     assert len(info["path"]) == info["deals"] and info["finished"]
     assert info["mean_difference"] > 1.0  # fewer bull heads for NEW: positive means better
 
-    engine = make_engine(f"sqlite:///{tmp_path / 'sixnimmt.db'}")
+    engine = make_engine(f"sqlite:///{default_store(tmp_path)}")
     league = repo.find_league(engine, info["test"])
     assert league.format == "sprt" and bottest.is_test(league)
     assert league.stopping == {**sprt.Settings(margin=1.0).to_json()}
-    assert [f"{v.bot}@{v.version}" for v in league.entrants] == ["heuristic@1", "random@1", "lowest@1"]
+    names = [f"{v.bot}@{v.version}" for v in league.entrants]
+    assert names == ["classic/heuristic@1", "classic/random@1", "classic/lowest@1"]
     stored = repo.blocks_of(engine, league.id)
     assert len(stored) == 2 * info["deals"] and all(b.status == "done" for b in stored)
     engine.dispose()
@@ -60,7 +62,7 @@ def test_a_clear_improvement_through_the_command_line(tmp_path: Path) -> None:
     assert rerun["ran"] == {} and rerun["status"]["matches"] == info["games"]
     assert {k: rerun[k] for k in info} == info  # the same verdict from the same stored games
     status = sixnimmt(tmp_path, "league", "status", info["test"])
-    assert "H1 accepted: heuristic@1 is better than random@1 by at least 1 bull heads" in status.stdout
+    assert "H1 accepted: classic/heuristic@1 is better than classic/random@1 by at least 1" in status.stdout
 
 
 @pytest.fixture
@@ -125,12 +127,12 @@ def test_bad_input_is_one_line_exit_2_and_nothing_stored(
 def test_the_same_version_by_two_names_is_refused(
     sqlite_store: Engine, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """heuristic and heuristic@1 are one version once stored: refused before anything more is stored."""
+    """heuristic and classic/heuristic@1 are one version once stored: refused, nothing more stored."""
     assert main(["bot", "test", "random", "--base", "lowest", "--max-deals", "1", "--against", "heuristic",
                  *ONE_HAND, "--json", "--processes", "1"]) == 0  # fmt: skip
     capsys.readouterr()
     before = counts(sqlite_store)
-    assert main(["bot", "test", "heuristic", "--base", "heuristic@1", "--against", "random"]) == 2
+    assert main(["bot", "test", "heuristic", "--base", "classic/heuristic@1", "--against", "random"]) == 2
     assert "NEW and OLD are the same bot version" in capsys.readouterr().err
     assert counts(sqlite_store) == before
 

@@ -144,8 +144,8 @@ def test_bot_submit_without_bubblewrap_says_so_in_one_line(tmp_path: Path) -> No
         [sys.executable, "-m", "bot_sdk.cli", "bot", "list", "--json"],
         capture_output=True, text=True, env=env, timeout=120, cwd=PROJECT,
     )  # fmt: skip
-    assert listed.returncode == 0, listed.stderr
-    assert json.loads(listed.stdout) == []  # nothing stored
+    assert not store.exists()  # nothing stored: not even an empty store
+    assert listed.returncode == 2 and f"no store at {store}" in listed.stderr
 
 
 def test_a_machine_that_cannot_sandbox_refuses_at_the_first_bot(workdir: Path) -> None:

@@ -226,6 +226,7 @@ def test_ratings_are_replaced_as_a_whole(engine: Engine) -> None:
 
 
 def test_a_new_sqlite_store_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    (tmp_path / "private").mkdir()
     store = make_engine(f"sqlite:///{tmp_path / 'private' / 'store.db'}")
     upgrade(store)
     store.dispose()

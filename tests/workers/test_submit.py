@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, func, select
-from testkit import sixnimmt
+from testkit import default_store, sixnimmt
 
 from workers.artifacts import SubmissionError, pack, unpack
 from workers.store import repo
@@ -146,7 +146,7 @@ def test_bad_bot_names_are_refused(engine: Engine, tmp_path: Path) -> None:
 
 
 def test_a_league_on_the_embedded_defaults(tmp_path: Path) -> None:
-    """create → run (local pool, SQLite in the working directory) → status → standings, all --json."""
+    """create → run (local pool, the default SQLite store) → status → standings, all --json."""
     write(tmp_path, "low.py", GOOD)
     created = sixnimmt(
         tmp_path,
@@ -167,14 +167,14 @@ def test_a_league_on_the_embedded_defaults(tmp_path: Path) -> None:
     )
     assert created.returncode == 0, created.stderr
     assert json.loads(created.stdout)["blocks"] == 3 * 2
-    assert (tmp_path / "sixnimmt.db").exists()
+    assert default_store(tmp_path).exists() and not (tmp_path / "sixnimmt.db").exists()
     ran = sixnimmt(tmp_path, "league", "run", "cup", "--processes", "2", "--json")
     assert ran.returncode == 0, ran.stderr
     result = json.loads(ran.stdout)
     assert result["status"]["blocks"] == {"done": 6}
     assert result["status"]["matches"] == 12
     names = {row["bot"] for row in result["standings"]}
-    assert names == {"low@1", "random@1", "heuristic@1"}
+    assert names == {"low@1", "classic/random@1", "classic/heuristic@1"}
     assert all(row["games"] == 8 and row["faults"] == 0 for row in result["standings"])
     again = sixnimmt(tmp_path, "league", "run", "cup", "--json")  # nothing left: nothing replayed
     assert json.loads(again.stdout)["status"]["matches"] == 12
