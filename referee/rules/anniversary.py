@@ -235,7 +235,7 @@ class Anniversary(Variant[AnniversaryState, AnniversaryConfig]):
     """The 25th-anniversary edition's game with the special cards."""
 
     name: ClassVar[str] = "anniversary"
-    aliases: ClassVar[tuple[str, ...]] = ("25", "jubilaeum")
+    aliases: ClassVar[tuple[str, ...]] = ("25th-anniversary", "jubilaeum")
     config_type: ClassVar[type[Any]] = AnniversaryConfig
     higher_is_better: ClassVar[bool] = False
 
@@ -708,11 +708,13 @@ class Anniversary(Variant[AnniversaryState, AnniversaryConfig]):
             events.append(BlocksRemoved(tuple(r for r, b in enumerate(blocked) if b)))
             discard = (*discard, *(_BLOCK for b in blocked if b))
             blocked = (False,) * len(blocked)
+        sevens = state.sevens
         if ending:
-            discard = (*discard, *(_SEVEN for s in state.sevens if s))
+            discard = (*discard, *(_SEVEN for s in sevens if s))
+            sevens = (False,) * len(sevens)
         state = state._replace(
-            phase=PLAY, turn=turn, blocked=blocked, discard=discard, revealed=(), placed=0, playing=0,
-            taken=(), take_done=0,
+            phase=PLAY, turn=turn, blocked=blocked, sevens=sevens, discard=discard, revealed=(), placed=0,
+            playing=0, taken=(), take_done=0,
         )  # fmt: skip
         if not ending:
             return self._made(state, events)

@@ -1,0 +1,106 @@
+"""Anniversary reference bots: legal in every decision, the heuristic spends special cards to avoid
+takes and beats random play; over gRPC the variant is refused in one line until its wire codec exists."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from annkit import step
+from testkit import sixnimmt
+
+from bot_sdk.arena import play_match
+from bot_sdk.bots.anniversary import HeuristicBot, RandomBot, cost_after
+from bot_sdk.loader import load_bot
+from referee.rules.anniversary import SPECIAL, TAKE, Anniversary, AnniversaryConfig, Special
+from referee.rules.anniversary_cards import Table
+
+FULL = (10, 11, 12, 13, 14)
+
+
+def test_the_reference_bots_are_found_by_name() -> None:
+    assert load_bot("random", "anniversary") is RandomBot
+    assert load_bot("heuristic", "jubilaeum") is HeuristicBot
+
+
+def test_random_and_heuristic_bots_play_whole_games_legally() -> None:
+    """The local arena stops with a BotError on any illegal answer."""
+    for players in (2, 5, 8):
+        variant = Anniversary(AnniversaryConfig(players=players, specials_per_turn=2))
+        bots = [RandomBot if seat % 2 else HeuristicBot for seat in range(players)]
+        for seed in range(3):
+            result = play_match(variant, bots, seed)
+            assert result.outcome.termination.value == "hands_played"
+
+
+def test_the_heuristic_beats_random_play() -> None:
+    variant = Anniversary(AnniversaryConfig(players=4))
+    heuristic, random_ = [], []
+    for seed in range(12):
+        scores = play_match(variant, [HeuristicBot, RandomBot, HeuristicBot, RandomBot], seed).outcome.scores
+        heuristic += [scores[0], scores[2]]
+        random_ += [scores[1], scores[3]]
+    assert statistics.fmean(heuristic) + 10 < statistics.fmean(random_)
+
+
+def decide(bot_class: type, variant: Anniversary, state, seat: int = 0):  # type: ignore[no-untyped-def]
+    bot = bot_class()
+    bot.seat = seat
+    return bot.decide(variant.view(state, seat))
+
+
+def test_the_heuristic_plays_a_special_card_that_avoids_a_take() -> None:
+    variant = Anniversary(AnniversaryConfig(players=2))
+    for kind in (Special.SEVEN_NIMMT, Special.FIFTH_ROW, Special.INSERT, Special.SHIFT, Special.BLOCK):
+        state = variant.position(rows=[FULL, (50,), (90,)], hands=[(15, 1), (60, 2)], specials=[(kind,), ()])
+        state, _ = step(variant, state, {0: 15, 1: 60})
+        assert state.phase == SPECIAL
+        action = decide(HeuristicBot, variant, state)
+        assert isinstance(action, tuple) and action[:1] == (kind,), kind
+        state, _ = step(variant, state, {0: action})
+        assert state.scores[0] == 0, kind
+
+
+def test_the_heuristic_keeps_its_special_card_when_nothing_is_at_stake() -> None:
+    variant = Anniversary(AnniversaryConfig(players=2))
+    state = variant.position(rows=[(10,), (50,)], hands=[(15, 1), (60, 2)], specials=[(Special.INSERT,), ()])
+    state, _ = step(variant, state, {0: 15, 1: 60})
+    assert state.phase == SPECIAL and decide(HeuristicBot, variant, state) == ()
+
+
+def test_the_heuristic_plays_negative_equals_positive_on_the_most_heads() -> None:
+    variant = Anniversary(AnniversaryConfig(players=2, swap=False))
+    state = variant.position(
+        rows=[FULL, (50,)], hands=[(15, 1), (60, 2)], specials=[(Special.NEGATIVE_POSITIVE,), ()]
+    )
+    state, _ = step(variant, state, {0: 15, 1: 60})
+    assert state.phase == TAKE
+    assert decide(HeuristicBot, variant, state) == (Special.NEGATIVE_POSITIVE, 11)
+
+
+def test_cost_after_simulates_each_special_card() -> None:
+    table = Table((FULL, (50,)), (False, False), (False, False))
+    assert cost_after(table, 15, (), 5) == 11
+    assert cost_after(table, 15, (Special.SHIFT, 14, 1), 5) == 0
+    assert cost_after(table, 15, (Special.REPLACE, 60), 5) == 0
+    assert cost_after(table, 15, (Special.BLOCK, 0), 5) == 3, "15 is low then: it takes the 50 (three heads)"
+    assert cost_after(table, 5, (), 5) == 3, "a low card takes the cheapest row: the 50"
+
+
+def test_bot_play_over_grpc_is_refused_in_one_line(tmp_path: Path) -> None:
+    result = sixnimmt(
+        tmp_path,
+        "bot",
+        "play",
+        "heuristic",
+        "--variant",
+        "anniversary",
+        "--against",
+        "random",
+        "--games",
+        "1",
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("sixnimmt: error:")]
+    assert len(lines) == 1 and "anniversary" in lines[0] and "wire codec" in lines[0], result.stderr
