@@ -51,22 +51,23 @@ def test_the_worked_example_negative_equals_positive_on_the_row_of_11_and_13() -
         rows=[(11, 13), (20,), (30,), (40,)],
         hands=[(3, 50), (60, 70)],
         specials=[(Special.NEGATIVE_POSITIVE,), ()],
-        piles=[(4, 10, 55), ()],  # 1 + 3 + 7 heads: the 4 and the 10 are worth four together
+        # 1 + 3 + 2 + 7 heads: the 4 and the 10 are worth four together (the 10 and the 15 five).
+        piles=[(4, 10, 15, 55), ()],
     )
-    assert state.scores == (11, 0)
+    assert state.scores == (13, 0)
     state, events = step(variant, state, {0: 3, 1: 60})
     assert state.phase == ROW, "a low card: its owner chooses the row (nothing to play before)"
     state, events = step(variant, state, {0: 0})
     assert of_type(events, RowChosen) == [RowChosen(0, 3, 0)]
     assert placed(events) == [(0, 3, 0, 0, (11, 13))]
-    assert state.phase == TAKE and state.scores == (17, 0)
+    assert state.phase == TAKE and state.scores == (19, 0)
     (decision,) = variant.pending(state)
     assert decision.kind is DecisionKind.ACTION_CARD
     assert {(6, 11), (6, 13), ()} <= set(decision.options)
     state, events = step(variant, state, {0: (Special.NEGATIVE_POSITIVE, 11)})
     assert of_type(events, CardsSetAside) == [CardsSetAside(0, 11, (4, 10, 11, 13), 10)]
-    assert state.piles[0] == (55,)
-    assert state.scores == (7, 0), "11 minus four: the 4 and the 10 are gone, the 55 stays"
+    assert state.piles[0] == (15, 55)
+    assert state.scores == (9, 0), "13 minus four: the 4 and the 10 are gone, the 15 and the 55 stay"
     assert state.rows[0] == (3,)
     assert state.set_aside == (4, 10, 11, 13)
     assert Special.NEGATIVE_POSITIVE in state.discard
