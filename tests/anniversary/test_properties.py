@@ -53,6 +53,13 @@ def check_cards(variant: Anniversary, state: AnniversaryState, dealt: set[int]) 
     assert [specials[int(k)] for k in Special] == list(variant.config.special_counts)
 
 
+VIEW_KEYS = {
+    "seat", "players", "phase", "round_no", "turn", "hand", "specials", "special_counts", "rows",
+    "blocked", "sevens", "piles", "set_aside", "discard", "deck_size", "scores", "revealed", "placing",
+    "taken", "played", "decision",
+}  # fmt: skip
+
+
 def check_views(variant: Anniversary, state: AnniversaryState) -> None:
     """A seat sees its own hand and special cards, and no card of another hand (unless revealed)."""
     pending = {d.seat: d for d in variant.pending(state)}
@@ -60,6 +67,7 @@ def check_views(variant: Anniversary, state: AnniversaryState) -> None:
     for seat in range(variant.players):
         view = variant.view(state, seat)
         data = view.to_json()
+        assert set(data) == VIEW_KEYS, "a new view field must be checked for leaks here"
         json.dumps(data)
         assert view.hand == state.hands[seat] and view.specials == state.specials[seat]
         assert view.special_counts == tuple(len(s) for s in state.specials)
