@@ -21,12 +21,15 @@ from referee.rules.anniversary import (
     Anniversary,
     AnniversaryConfig,
     AnniversaryState,
+    CardPlaced,
     CardsSetAside,
     RoundScored,
     Special,
     SpecialPlayed,
 )
 from referee.rules.cards import bull_heads
+from referee.rules.classic import CardPlaced as ClassicPlaced
+from referee.rules.classic import Classic, ClassicConfig
 from referee.rules.core import CHANCE, DecisionKind, Termination, event_to_json
 
 
@@ -167,3 +170,30 @@ def test_random_games_use_every_special_card_and_decision() -> None:
         phases |= {s.before.phase for s in steps}
     assert seen_kinds == set(Special)
     assert {SPECIAL, ROW, TAKE, DRAW} <= phases
+
+
+@annkit.GAMES
+@given(
+    players=st.integers(2, 8),
+    rounds=st.integers(1, 2),
+    seed=annkit.seeds,
+    policy_seed=st.integers(0, 2**32),
+)
+def test_without_special_cards_the_game_is_classics(
+    players: int, rounds: int, seed: int, policy_seed: int
+) -> None:
+    """The same deals and actions give the same placements, takes and scores as the classic engine."""
+    variant = Anniversary(AnniversaryConfig(players=players, rounds=rounds, specials_each=0))
+    classic = Classic(ClassicConfig(players=players, hand_size=12, target=None, hands=rounds))
+    game, steps = annkit.play(variant, seed, annkit.random_policy(policy_seed))
+    state = classic.initial_state()
+    for s in steps:
+        assert [(d.seat, d.kind) for d in classic.pending(state)] == [
+            (d.seat, d.kind) for d in s.before.pending
+        ]
+        state, events = classic.apply(state, s.actions)
+        theirs = [(e.seat, e.card, e.row, e.taken, e.bulls) for e in events if isinstance(e, ClassicPlaced)]
+        ours = [(e.seat, e.card, e.row, e.taken, e.bulls) for e in s.events if isinstance(e, CardPlaced)]
+        assert ours == theirs
+        assert state.rows == s.after.rows and state.scores == s.after.scores
+    assert classic.outcome(state) == game.outcome()
