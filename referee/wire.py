@@ -1,16 +1,27 @@
 """The one conversion module between the wire (``sixnimmt.v1``) and the domain (``referee.rules``).
 
 The referee server converts requests, events and results to the wire here; the SDK converts
-them back here. Each variant has a codec for its typed view and events; a new variant adds
-one codec class to :data:`CODECS`.
+them back here. A game's views and events convert through one generic :class:`Codec`, compiled
+from the game's record types (named tuples, dataclasses) and its protobuf messages, which match
+field by field; a new game declares its codec (its view and event types, its field in the
+envelope, what does not map by name) and :func:`register`\\ s it. See docs/protocol.md.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
-from collections.abc import Iterable, Sequence
+import re
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any
+
+from google.protobuf import descriptor, message_factory
+from google.protobuf.message import Message
 
 from referee.faults import FaultKind, FaultNotice
 from referee.rules import brettspiel_view, junior, junior_deck
@@ -26,7 +37,7 @@ from referee.rules.classic import (
 )
 from referee.rules.core import Action, Decision, DecisionKind, Event, Outcome, Termination, View
 from referee.rules.errors import RulesError
-from sixnimmt.v1 import board_pb2, classic_pb2, game_pb2, junior_pb2, referee_pb2
+from sixnimmt.v1 import board_pb2, game_pb2, junior_pb2, referee_pb2
 
 PROTOCOL_VERSION = 1
 
@@ -67,152 +78,520 @@ def action_from_wire(message: game_pb2.Action) -> Action:
     raise WireError("the reply holds no action")
 
 
-# -- variant codecs --------------------------------------------------------------------------
+# -- the generic codec -----------------------------------------------------------------------
+#
+# A game's view and events are records (named tuples, dataclasses) whose fields map to the fields
+# of the same name in the game's protobuf messages. From the records' annotations and the messages'
+# descriptors, each record type is compiled once into a pair of plain Python functions (source
+# text, built and exec'd here), so converting a message looks up no field, no annotation and no
+# descriptor: it is the code one would write by hand.
+
+
+@dataclass(frozen=True)
+class Special:
+    """A record field converted by the game's own code instead of by name.
+
+    ``to_wire(record, message)`` writes the field (it may read the rest of the record) into the
+    record's message; ``from_wire(message)`` reads the field's value back. ``wire_fields`` are
+    the message fields it writes, so that every message field is accounted for.
+    """
+
+    to_wire: Callable[[Any, Any], None]
+    from_wire: Callable[[Any], Any]
+    wire_fields: tuple[str, ...] = ()
+
+
+_FD = descriptor.FieldDescriptor
+_SCALAR_TYPES: dict[int, type] = {
+    _FD.CPPTYPE_INT32: int,
+    _FD.CPPTYPE_INT64: int,
+    _FD.CPPTYPE_UINT32: int,
+    _FD.CPPTYPE_UINT64: int,
+    _FD.CPPTYPE_ENUM: int,
+    _FD.CPPTYPE_BOOL: bool,
+    _FD.CPPTYPE_STRING: str,
+    _FD.CPPTYPE_DOUBLE: float,
+    _FD.CPPTYPE_FLOAT: float,
+}
+_MISSING = object()
+"""A key no record field is: the shared part's cache starts empty."""
+
+
+def _record_fields(cls: type) -> list[tuple[str, Any]]:
+    """A record type's fields in order, with their resolved annotations."""
+    hints = typing.get_type_hints(cls)
+    if dataclasses.is_dataclass(cls):
+        names = [f.name for f in dataclasses.fields(cls)]
+    elif issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        names = list(cls._fields)
+    else:
+        raise TypeError(f"{cls.__name__} is neither a named tuple nor a dataclass")
+    return [(name, hints[name]) for name in names]
+
+
+def _is_record(annotation: Any) -> bool:
+    return isinstance(annotation, type) and (
+        dataclasses.is_dataclass(annotation)
+        or (issubclass(annotation, tuple) and hasattr(annotation, "_fields"))
+    )
+
+
+def _optional(annotation: Any) -> Any:
+    """``X`` for ``X | None``, else ``None``."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1 and len(typing.get_args(annotation)) == 2:
+            return args[0]
+    return None
+
+
+def _tuple_args(annotation: Any) -> tuple[Any, ...] | None:
+    if typing.get_origin(annotation) is tuple:
+        return typing.get_args(annotation)
+    return None
+
+
+def _camel_to_snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def message_class(message_type: descriptor.Descriptor) -> type[Message]:
+    """The generated Python class of a message descriptor."""
+    cls: type[Message] = message_factory.GetMessageClass(message_type)
+    return cls
+
+
+class _Compiler:
+    """Writes the source of the converters of one game, one function per record type and direction."""
+
+    def __init__(
+        self, names: Mapping[type, Mapping[str, str]], special: Mapping[type, Mapping[str, Special]]
+    ) -> None:
+        self.names = names
+        self.special = special
+        self.scope: dict[str, Any] = {"_new": tuple.__new__, "WireError": WireError}
+        self.lines: list[str] = []
+        self._count = 0
+        self._nested: dict[tuple[type, str], tuple[str, str]] = {}
+
+    def fresh(self, stem: str) -> str:
+        self._count += 1
+        return f"_{stem}{self._count}"
+
+    def constant(self, value: Any, stem: str) -> str:
+        name = self.fresh(stem)
+        self.scope[name] = value
+        return name
+
+    def build(self) -> dict[str, Any]:
+        source = "\n".join(self.lines) + "\n"
+        exec(compile(source, f"<wire codec {len(self.lines)} lines>", "exec"), self.scope)
+        self.scope["__source__"] = source
+        return self.scope
+
+    # -- the field plan: which message field each record field goes to -------------------------
+
+    def plan(
+        self, cls: type, message_type: descriptor.Descriptor, given: Sequence[str] = ()
+    ) -> list[tuple[str, Any, descriptor.FieldDescriptor | Special | None]]:
+        """Each record field with its annotation and message field (or its :class:`Special`;
+        ``None`` for a field the caller passes in); every message field must be covered once."""
+        names = self.names.get(cls, {})
+        special = self.special.get(cls, {})
+        unknown = (set(names) | set(special)) - {name for name, _ in _record_fields(cls)}
+        if unknown:
+            raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
+        by_name = message_type.fields_by_name
+        plan: list[tuple[str, Any, descriptor.FieldDescriptor | Special | None]] = []
+        covered: list[str] = []
+        for name, annotation in _record_fields(cls):
+            if name in given:
+                plan.append((name, annotation, None))
+            elif name in special:
+                plan.append((name, annotation, special[name]))
+                covered.extend(special[name].wire_fields)
+            else:
+                wire_name = names.get(name, name)
+                if wire_name not in by_name:
+                    raise TypeError(
+                        f"{cls.__name__}.{name} has no field {wire_name!r} in {message_type.full_name}: "
+                        "add it to the message, map it to another field (names) or convert it (special)"
+                    )
+                plan.append((name, annotation, by_name[wire_name]))
+                covered.append(wire_name)
+        missing = [f.name for f in message_type.fields if f.name not in covered]
+        twice = sorted({name for name in covered if covered.count(name) > 1})
+        if missing or twice:
+            raise TypeError(
+                f"{message_type.full_name} and {cls.__name__} differ: "
+                f"fields of no record field: {missing}, fields of two: {twice}"
+            )
+        return plan
+
+    # -- domain → wire -------------------------------------------------------------------------
+
+    def write_value(self, out: list[str], pad: str, annotation: Any, field: descriptor.FieldDescriptor,
+                    value: str, message: str, where: str) -> None:  # fmt: skip
+        """Statements writing ``value`` (an expression, evaluated once) into ``message.<field>``."""
+        name = field.name
+        inner = _optional(annotation)
+        if field.is_repeated:
+            args = _tuple_args(annotation)
+            if args is None or len(args) != 2 or args[1] is not Ellipsis:
+                raise TypeError(f"{where}: a repeated field needs a tuple[X, ...], got {annotation}")
+            item = args[0]
+            if field.cpp_type != _FD.CPPTYPE_MESSAGE:
+                self.check_scalar(item, field, where)
+                out.append(f"{pad}{message}.{name}.extend({value})")
+                return
+            add, x = self.fresh("add"), self.fresh("x")
+            out.append(f"{pad}{add} = {message}.{name}.add")
+            sub = field.message_type
+            item_args = _tuple_args(item)
+            if _is_record(item):
+                writer, _ = self.nested(item, sub)
+                out.append(f"{pad}for {x} in {value}:")
+                out.append(f"{pad}    {writer}({x}, {add}())")
+            elif item_args and len(item_args) == 2 and item_args[1] is Ellipsis:
+                (only,) = self.only_repeated(sub, item_args[0], where)
+                out.append(f"{pad}for {x} in {value}:")
+                out.append(f"{pad}    {add}().{only}.extend({x})")
+            elif item_args:
+                fields = self.positional(sub, item_args, where)
+                parts = [self.fresh("p") for _ in fields]
+                keywords = ", ".join(f"{f}={p}" for f, p in zip(fields, parts, strict=True))
+                out.append(f"{pad}for {', '.join(parts)}, in {value}:")
+                out.append(f"{pad}    {add}({keywords})")
+            else:
+                raise TypeError(f"{where}: no wire form for items of {annotation}")
+            return
+        if field.cpp_type == _FD.CPPTYPE_MESSAGE:
+            target = annotation
+            v = self.fresh("v")
+            out.append(f"{pad}{v} = {value}")
+            if inner is not None:
+                if not field.has_presence:
+                    raise TypeError(f"{where}: an optional value needs a field with presence")
+                target = inner
+                out.append(f"{pad}if {v} is not None:")
+                pad += "    "
+            s = self.fresh("s")
+            out.append(f"{pad}{s} = {message}.{name}")
+            out.append(f"{pad}{s}.SetInParent()")
+            args = _tuple_args(target)
+            if _is_record(target):
+                writer, _ = self.nested(target, field.message_type)
+                out.append(f"{pad}{writer}({v}, {s})")
+            elif args and Ellipsis not in args:
+                fields = self.positional(field.message_type, args, where)
+                out.append(f"{pad}{', '.join(f'{s}.{f}' for f in fields)}, = {v}")
+            else:
+                raise TypeError(f"{where}: no wire form for {annotation} as a message")
+            return
+        if inner is not None:
+            if not field.has_presence:
+                raise TypeError(f"{where}: an optional value needs an optional field")
+            self.check_scalar(inner, field, where)
+            v = self.fresh("v")
+            out.append(f"{pad}{v} = {value}")
+            out.append(f"{pad}if {v} is not None:")
+            out.append(f"{pad}    {message}.{name} = {v}")
+            return
+        self.check_scalar(annotation, field, where)
+        out.append(f"{pad}{message}.{name} = {value}")
+
+    # -- wire → domain -------------------------------------------------------------------------
+
+    def read_value(self, annotation: Any, field: descriptor.FieldDescriptor, message: str, where: str) -> str:
+        """An expression reading ``message.<field>`` as a value of ``annotation``."""
+        name = field.name
+        inner = _optional(annotation)
+        if field.is_repeated:
+            (item, _) = _tuple_args(annotation)  # type: ignore[misc]
+            if field.cpp_type != _FD.CPPTYPE_MESSAGE:
+                return f"tuple({message}.{name})"
+            r = self.fresh("r")
+            sub = field.message_type
+            item_args = _tuple_args(item)
+            if _is_record(item):
+                _, reader = self.nested(item, sub)
+                return f"tuple([{reader}({r}) for {r} in {message}.{name}])"
+            if item_args and len(item_args) == 2 and item_args[1] is Ellipsis:
+                (only,) = self.only_repeated(sub, item_args[0], where)
+                return f"tuple([tuple({r}.{only}) for {r} in {message}.{name}])"
+            fields = self.positional(sub, item_args or (), where)
+            return f"tuple([({', '.join(f'{r}.{f}' for f in fields)},) for {r} in {message}.{name}])"
+        target = annotation if inner is None else inner
+        if field.cpp_type == _FD.CPPTYPE_MESSAGE:
+            args = _tuple_args(target)
+            if _is_record(target):
+                _, reader = self.nested(target, field.message_type)
+                read = f"{reader}({message}.{name})"
+            else:
+                fields = self.positional(field.message_type, args or (), where)
+                read = f"({', '.join(f'{message}.{name}.{f}' for f in fields)},)"
+        else:
+            read = f"{message}.{name}"
+        if inner is not None:
+            return f"({read} if {message}.HasField({name!r}) else None)"
+        return read
+
+    # -- shapes ----------------------------------------------------------------------------------
+
+    def check_scalar(self, annotation: Any, field: descriptor.FieldDescriptor, where: str) -> None:
+        expected = _SCALAR_TYPES.get(field.cpp_type)
+        if expected is None or annotation is not expected:
+            raise TypeError(f"{where}: {annotation} does not fit the wire field {field.full_name}")
+
+    def only_repeated(self, message_type: descriptor.Descriptor, item: Any, where: str) -> tuple[str]:
+        """A message of one repeated scalar field (``Cards``) holds a ``tuple[X, ...]``."""
+        fields = message_type.fields
+        if len(fields) != 1 or not fields[0].is_repeated or fields[0].cpp_type == _FD.CPPTYPE_MESSAGE:
+            raise TypeError(f"{where}: {message_type.full_name} is not a message of one repeated field")
+        self.check_scalar(item, fields[0], where)
+        return (fields[0].name,)
+
+    def positional(self, message_type: descriptor.Descriptor, items: Sequence[Any], where: str) -> list[str]:
+        """A fixed-length tuple's items are a message's fields in their order."""
+        fields = message_type.fields
+        if len(fields) != len(items) or Ellipsis in items:
+            raise TypeError(f"{where}: {len(items)} values do not fit the {len(fields)} fields of "
+                            f"{message_type.full_name}")  # fmt: skip
+        for annotation, field in zip(items, fields, strict=True):
+            if field.is_repeated:
+                raise TypeError(f"{where}: {field.full_name} is repeated, a tuple's item is not")
+            self.check_scalar(annotation, field, where)
+        return [f.name for f in fields]
+
+    def nested(self, cls: type, message_type: descriptor.Descriptor) -> tuple[str, str]:
+        """The writer and reader of a record inside another record's message."""
+        key = (cls, message_type.full_name)
+        if key not in self._nested:
+            names = (self.fresh(f"write_{cls.__name__}"), self.fresh(f"read_{cls.__name__}"))
+            self._nested[key] = names
+            self.record(cls, message_type, names[0], names[1])
+        return self._nested[key]
+
+    # -- one record type -------------------------------------------------------------------------
+
+    def record(
+        self,
+        cls: type,
+        message_type: descriptor.Descriptor,
+        writer: str,
+        reader: str,
+        *,
+        path: str = "",
+        given: Sequence[str] = (),
+        shared: Sequence[str] = (),
+        checked: bool = True,
+    ) -> None:
+        """Define ``writer(record, out)`` and ``reader(message, *given)`` for one record type.
+
+        ``path`` is the attribute path from ``out`` (and the reader's message) to the record's
+        message. ``shared`` fields are the same objects for every seat asked in one step: their
+        wire form is built once, kept while those objects stay the same, and copied. A
+        ``checked`` writer refuses a record of another type (an event's writer is found by type).
+        """
+        plan = self.plan(cls, message_type, given)
+        kind = cls.__name__
+        c = self.constant(cls, kind)
+        unknown = set(shared) - {name for name, _, _ in plan}
+        if unknown:
+            raise TypeError(f"{kind} has no field {', '.join(sorted(unknown))} to share")
+        record_tuple = not dataclasses.is_dataclass(cls)
+        local = {name: f"o_{name}" for name, _, _ in plan}
+        body: list[str] = [f"def {writer}(o, out):"]
+        if checked:
+            body.append(f"    if o.__class__ is not {c}:")
+            body.append(f"        raise WireError(f'no wire form for {{o.__class__.__name__}} as {kind}')")
+        if record_tuple:
+            body.append(f"    {', '.join(local[name] for name, _, _ in plan)}, = o")
+        else:
+            body.extend(f"    {local[name]} = o.{name}" for name, _, _ in plan if name not in given)
+        m = "m"
+        body.append(f"    {m} = out{path}")
+        own = [name for name, _, _ in plan if name not in shared]
+        if not any(
+            isinstance(field, descriptor.FieldDescriptor)
+            and not field.is_repeated
+            and field.cpp_type != _FD.CPPTYPE_MESSAGE
+            and _optional(annotation) is None
+            for name, annotation, field in plan
+            if name in own
+        ):
+            # Present even when empty: assigning any field of it would do the same.
+            body.append(f"    {m}.SetInParent()")
+
+        def write(out: list[str], pad: str, fields: Sequence[str], target: str) -> None:
+            for name, annotation, field in plan:
+                if name not in fields:
+                    continue
+                if isinstance(field, Special):
+                    hook = self.constant(field.to_wire, f"special_{name}")
+                    out.append(f"{pad}{hook}(o, {target})")
+                elif field is not None:
+                    self.write_value(out, pad, annotation, field, local[name], target, f"{kind}.{name}")
+
+        if shared:
+            cell = self.constant([(*(_MISSING for _ in shared), None)], "shared")
+            table = self.constant(message_class(message_type), "table")
+            checks = " or ".join(f"{local[name]} is not c[{i}]" for i, name in enumerate(shared))
+            body.append(f"    c = {cell}[0]")
+            body.append(f"    if {checks}:")
+            body.append(f"        t = {table}()")
+            write(body, "        ", shared, "t")
+            body.append(f"        c = ({', '.join(local[name] for name in shared)}, t)")
+            body.append(f"        {cell}[0] = c")
+            body.append(f"    {m}.CopyFrom(c[-1])")
+        write(body, "    ", own, m)
+        self.lines.extend(body)
+
+        reads = []
+        for name, annotation, field in plan:
+            if field is None:
+                reads.append(name)
+            elif isinstance(field, Special):
+                reads.append(f"{self.constant(field.from_wire, f'special_{name}')}(m)")
+            else:
+                reads.append(self.read_value(annotation, field, "m", f"{kind}.{name}"))
+        self.lines.append(f"def {reader}(message{''.join(', ' + g for g in given)}):")
+        self.lines.append(f"    m = message{path}")
+        if record_tuple:
+            self.lines.append(f"    return _new({c}, ({', '.join(reads)},))")
+        else:
+            self.lines.append(f"    return {c}({', '.join(reads)})")
 
 
 class Codec:
-    """Converts one variant's views and events."""
+    """Converts one game's views and events, compiled from a declaration.
 
-    variant: ClassVar[str]
-    view_field: ClassVar[str]
-    """The name of the variant's field in the ``view`` and ``payload`` oneofs."""
+    ``field`` is the game's field in the ``view`` oneof of ``DecisionRequest`` and the ``payload``
+    oneof of ``MatchEvent``; the messages it names are the view's and the events' wire types. The
+    view's fields map to the view message's fields of the same name; each event type maps to the
+    field of the event message's oneof named after it (``CardPlaced`` → ``card_placed``), whose
+    message holds its fields by name. A view's ``decision`` comes from the request. ``names``
+    maps a record field to a message field of another name, ``special`` converts a field by hand,
+    ``event_fields`` names an event type's oneof field, and ``shared`` lists view fields that are
+    the same objects for every seat of a step (their wire form is built once and copied).
+    """
 
-    def view_to_wire(self, view: View, out: game_pb2.DecisionRequest) -> None:
-        raise NotImplementedError
-
-    def view_from_wire(self, message: game_pb2.DecisionRequest, decision: Decision) -> View:
-        raise NotImplementedError
-
-    def event_to_wire(self, event: Event, out: game_pb2.MatchEvent) -> None:
-        raise NotImplementedError
-
-    def event_from_wire(self, message: game_pb2.MatchEvent) -> Event:
-        raise NotImplementedError
-
-
-def _rows(target: Any, rows: Iterable[Sequence[int]]) -> None:
-    for row in rows:
-        target.add().cards.extend(row)
-
-
-class ClassicCodec(Codec):
-    """Classic 6 nimmt!."""
-
-    variant = "classic"
-    view_field = "classic"
-
-    def __init__(self) -> None:
-        # The seats asked in one step share the table: its wire form is built once and copied.
-        self._table_of: tuple[Any, ...] = ()
-        self._table = classic_pb2.ClassicView()
-
-    def view_to_wire(self, view: View, out: game_pb2.DecisionRequest) -> None:
-        assert isinstance(view, ClassicView)
-        key = (view.rows, view.piles, view.scores, view.players, view.top_card)
-        if len(key) != len(self._table_of) or any(
-            a is not b for a, b in zip(key, self._table_of, strict=True)
-        ):
-            table = classic_pb2.ClassicView(
-                players=view.players,
-                scores=view.scores,
-                top_card=view.top_card,
-                row_capacity=view.row_capacity,
-                hand_size=view.hand_size,
-                professional=view.professional,
-            )
-            _rows(table.rows, view.rows)
-            _rows(table.piles, view.piles)
-            self._table, self._table_of = table, key
-        v = out.classic
-        v.CopyFrom(self._table)
-        v.seat = view.seat
-        v.phase = view.phase
-        v.hand_no = view.hand_no
-        v.turn = view.turn
-        v.hand.extend(view.hand)
-        for card, seat in view.revealed:
-            v.revealed.add(card=card, seat=seat)
-
-    def view_from_wire(self, message: game_pb2.DecisionRequest, decision: Decision) -> View:
-        v = message.classic
-        return ClassicView(
-            seat=v.seat,
-            players=v.players,
-            phase=v.phase,
-            hand_no=v.hand_no,
-            turn=v.turn,
-            hand=tuple(v.hand),
-            rows=tuple(tuple(r.cards) for r in v.rows),
-            piles=tuple(tuple(p.cards) for p in v.piles),
-            scores=tuple(v.scores),
-            revealed=tuple((p.card, p.seat) for p in v.revealed),
-            decision=decision,
-            top_card=v.top_card,
-            row_capacity=v.row_capacity,
-            hand_size=v.hand_size,
-            professional=v.professional,
+    def __init__(
+        self,
+        variants: Sequence[str],
+        field: str,
+        view: type,
+        events: Sequence[type],
+        *,
+        shared: Sequence[str] = (),
+        names: Mapping[type, Mapping[str, str]] | None = None,
+        special: Mapping[type, Mapping[str, Special]] | None = None,
+        event_fields: Mapping[type, str] | None = None,
+    ) -> None:
+        self.variants = tuple(variants)
+        self.variant = self.variants[0]
+        self.view_field = field
+        self.view = view
+        self.events = tuple(events)
+        compiler = _Compiler(names or {}, special or {})
+        envelope = (game_pb2.DecisionRequest.DESCRIPTOR, "view"), (game_pb2.MatchEvent.DESCRIPTOR, "payload")
+        for message, oneof_name in envelope:
+            if field not in {f.name for f in message.oneofs_by_name[oneof_name].fields}:
+                raise TypeError(f"{message.full_name}.{oneof_name} has no field {field!r} (game.proto)")
+        view_type = game_pb2.DecisionRequest.DESCRIPTOR.fields_by_name[field].message_type
+        given = ("decision",) if "decision" in {name for name, _ in _record_fields(view)} else ()
+        compiler.record(view, view_type, "view_to_wire", "view_from_wire", path=f".{field}", given=given,
+                        shared=shared)  # fmt: skip
+        event_type = game_pb2.MatchEvent.DESCRIPTOR.fields_by_name[field].message_type
+        if len(event_type.oneofs) != 1:
+            raise TypeError(f"{event_type.full_name} must hold its events in one oneof")
+        (oneof,) = event_type.oneofs
+        self.oneof = oneof.name
+        wanted = {f.name: f for f in oneof.fields}
+        fields: dict[type, str] = {}
+        for cls in self.events:
+            name = (event_fields or {}).get(cls) or _camel_to_snake(cls.__name__)
+            if name not in wanted:
+                raise TypeError(
+                    f"event {cls.__name__} has no field {name!r} in {event_type.full_name}.{oneof.name}"
+                )
+            if name in fields.values():
+                raise TypeError(f"two event types for {event_type.full_name}.{name}")
+            fields[cls] = name
+        if set(fields.values()) != set(wanted):
+            raise TypeError(f"{event_type.full_name}.{oneof.name} holds events not declared: "
+                            f"{sorted(set(wanted) - set(fields.values()))}")  # fmt: skip
+        for cls, name in fields.items():
+            compiler.record(cls, wanted[name].message_type, f"write_{name}", f"read_{name}",
+                            path=f".{field}.{name}", checked=False)  # fmt: skip
+        scope = compiler.build()
+        self.source: str = scope["__source__"]
+        """The generated converters, for reading."""
+        self.view_to_wire: Callable[[View, game_pb2.DecisionRequest], None] = scope["view_to_wire"]
+        """Write a seat's view into a request (its ``view`` oneof)."""
+        read_view = scope["view_from_wire"]
+        self.view_from_wire: Callable[[game_pb2.DecisionRequest, Decision], View] = (
+            read_view if given else lambda message, decision: read_view(message)
         )
+        """The view a request holds, with the decision it asks for."""
+        self._writers: dict[type, Callable[[Event, game_pb2.MatchEvent], None]] = {
+            cls: scope[f"write_{name}"] for cls, name in fields.items()
+        }
+        self._readers: dict[str, Callable[[Any], Event]] = {
+            name: scope[f"read_{name}"] for name in fields.values()
+        }
+
+    def named(self, variant: str) -> Codec:
+        """This codec as the codec of one of its variants."""
+        twin = copy.copy(self)
+        twin.variant = variant
+        return twin
 
     def event_to_wire(self, event: Event, out: game_pb2.MatchEvent) -> None:
-        e = out.classic
-        if isinstance(event, CardPlaced):
-            e.card_placed.SetInParent()
-            p = e.card_placed
-            p.seat, p.card, p.row, p.left, p.bulls = (
-                event.seat,
-                event.card,
-                event.row,
-                event.left,
-                event.bulls,
-            )
-            p.taken.extend(event.taken)
-        elif isinstance(event, CardsRevealed):
-            r = e.cards_revealed
-            r.hand, r.turn = event.hand, event.turn
-            for card, seat in event.plays:
-                r.plays.add(card=card, seat=seat)
-        elif isinstance(event, RowChosen):
-            e.row_chosen.seat, e.row_chosen.card, e.row_chosen.row = event.seat, event.card, event.row
-        elif isinstance(event, HandDealt):
-            e.hand_dealt.hand = event.hand
-            _rows(e.hand_dealt.rows, event.rows)
-        elif isinstance(event, HandScored):
-            e.hand_scored.hand = event.hand
-            e.hand_scored.bulls.extend(event.bulls)
-            e.hand_scored.totals.extend(event.totals)
-        elif isinstance(event, GameEnded):
-            e.game_ended.scores.extend(event.scores)
-            e.game_ended.ranks.extend(event.ranks)
-            e.game_ended.termination = event.termination
-        else:
-            raise WireError(f"no wire form for classic event {type(event).__name__}")
+        """Write an event into ``out`` (its ``payload`` oneof)."""
+        writer = self._writers.get(type(event))
+        if writer is None:
+            raise WireError(f"no wire form for {self.variant} event {type(event).__name__}")
+        writer(event, out)
+
+    def events_to_wire(self, match_id: str, step: int, events: Sequence[Event]) -> list[game_pb2.MatchEvent]:
+        """One message for each of a step's events."""
+        writers = self._writers
+        messages = []
+        for event in events:
+            writer = writers.get(type(event))
+            if writer is None:
+                raise WireError(f"no wire form for {self.variant} event {type(event).__name__}")
+            message = game_pb2.MatchEvent(match_id=match_id, step=step)
+            writer(event, message)
+            messages.append(message)
+        return messages
 
     def event_from_wire(self, message: game_pb2.MatchEvent) -> Event:
-        e = message.classic
-        which = e.WhichOneof("event")
-        if which == "card_placed":
-            p = e.card_placed
-            return CardPlaced(p.seat, p.card, p.row, p.left, tuple(p.taken), p.bulls)
-        if which == "cards_revealed":
-            r = e.cards_revealed
-            return CardsRevealed(r.hand, r.turn, tuple((p.card, p.seat) for p in r.plays))
-        if which == "row_chosen":
-            return RowChosen(e.row_chosen.seat, e.row_chosen.card, e.row_chosen.row)
-        if which == "hand_dealt":
-            return HandDealt(e.hand_dealt.hand, tuple(tuple(r.cards) for r in e.hand_dealt.rows))
-        if which == "hand_scored":
-            s = e.hand_scored
-            return HandScored(s.hand, tuple(s.bulls), tuple(s.totals))
-        if which == "game_ended":
-            g = e.game_ended
-            return GameEnded(tuple(g.scores), tuple(g.ranks), g.termination)
-        raise WireError(f"unknown classic event {which!r}")
+        """The event a message holds."""
+        which = getattr(message, self.view_field).WhichOneof(self.oneof)
+        reader = self._readers.get(which or "")
+        if reader is None:
+            raise WireError(f"unknown {self.variant} event {which!r}")
+        return reader(message)
 
 
-CODECS: dict[str, Codec] = {codec.variant: codec for codec in (ClassicCodec(),)}
+# -- the codecs by variant -------------------------------------------------------------------
+
+CODECS: dict[str, Codec] = {}
 """Codecs by variant name."""
 
-_CODEC_BY_FIELD: dict[str, Codec] = {codec.view_field: codec for codec in CODECS.values()}
+_CODEC_BY_FIELD: dict[str, Codec] = {}
+
+
+def register(game: Codec) -> None:
+    """Make a game's codec the codec of each of its variants."""
+    taken = [variant for variant in game.variants if variant in CODECS]
+    if taken:
+        raise ValueError(f"variant {taken[0]!r} has a codec already")
+    for variant in game.variants:
+        CODECS[variant] = game.named(variant)
+    _CODEC_BY_FIELD.setdefault(game.view_field, CODECS[game.variants[0]])
 
 
 def codec(variant: str) -> Codec:
@@ -285,13 +664,7 @@ def events_to_wire(variant: str, match_id: str, step: int, events: Sequence[Even
     """
     global _last_events
     if _last_events is None or _last_events[0] is not events:
-        convert = codec(variant).event_to_wire
-        messages = []
-        for event in events:
-            message = game_pb2.MatchEvent(match_id=match_id, step=step)
-            convert(event, message)
-            messages.append(message)
-        _last_events = (events, messages)
+        _last_events = (events, codec(variant).events_to_wire(match_id, step, events))
     out.extend(_last_events[1])
 
 
@@ -411,7 +784,28 @@ def seat_reasons_from_wire(message: game_pb2.SeatResult) -> list[tuple[FaultKind
     ]
 
 
-# -- 6 nimmt! Junior -------------------------------------------------------------------------
+# -- the games ---------------------------------------------------------------------------------
+#
+# Each game's codec is a declaration: its variants, its field in the envelope's oneofs, its view
+# and event types, and only what does not map by name.
+
+# Classic 6 nimmt!: everything maps by name. The seats asked in one step share the table: its wire
+# form is built once and copied into each seat's view.
+register(
+    Codec(
+        ("classic",),
+        "classic",
+        ClassicView,
+        (HandDealt, CardsRevealed, RowChosen, CardPlaced, HandScored, GameEnded),
+        shared=("players", "rows", "piles", "scores", "top_card", "row_capacity", "hand_size",
+                "professional"),
+    )
+)
+
+
+# 6 nimmt! Junior, its three modes on one message set. A view carries its deck the way the match
+# config does: a bundled deck by its file name, any other deck as JSON (serialised once per deck
+# here, parsed once per text in the SDK).
 
 
 @lru_cache(maxsize=16)
@@ -437,21 +831,17 @@ def _junior_deck(name: str, text: str) -> junior_deck.JuniorDeck:
     return deck
 
 
-class JuniorCodec(Codec):
-    """6 nimmt! Junior, basic game; the subclasses serve the other modes with the same messages.
-
-    A view carries its deck the way the match config does: a bundled deck by its file name,
-    any other deck as JSON (serialised once per deck here, parsed once per text in the SDK).
-    """
-
-    variant = "junior-basic"
-    view_field = "junior"
+class _JuniorDeck:
+    """``JuniorView.deck`` as ``deck_name`` or ``deck_json``."""
 
     def __init__(self) -> None:
         self._deck_of: junior_deck.JuniorDeck | None = None
         self._deck_text = ""
 
-    def _deck_to_wire(self, deck: junior_deck.JuniorDeck, out: junior_pb2.JuniorView) -> None:
+    FIELDS = ("deck_name", "deck_json")
+
+    def to_wire(self, view: junior.JuniorView, out: junior_pb2.JuniorView) -> None:
+        deck = view.deck
         if deck.source:
             out.deck_name = deck.source
             return
@@ -460,113 +850,28 @@ class JuniorCodec(Codec):
             self._deck_of = deck
         out.deck_json = self._deck_text
 
-    def view_to_wire(self, view: View, out: game_pb2.DecisionRequest) -> None:
-        assert isinstance(view, junior.JuniorView)
-        v = out.junior
-        v.seat = view.seat
-        v.players = view.players
-        v.mode = view.mode
-        v.phase = view.phase
-        v.turn = view.turn
-        v.to_move = view.to_move
-        _rows(v.rows, view.rows)
-        v.hand.extend(view.hand)
-        v.hand_sizes.extend(view.hand_sizes)
-        _rows(v.collected, view.collected)
-        v.pile_size = view.pile_size
-        if view.card is not None:
-            v.card = view.card
-        v.fewest_wins = view.fewest_wins
-        v.row_limit = view.row_limit
-        self._deck_to_wire(view.deck, v)
-
-    def view_from_wire(self, message: game_pb2.DecisionRequest, decision: Decision) -> View:
-        v = message.junior
-        return junior.JuniorView(
-            seat=v.seat,
-            players=v.players,
-            mode=v.mode,
-            phase=v.phase,
-            turn=v.turn,
-            to_move=v.to_move,
-            rows=tuple(tuple(r.cards) for r in v.rows),
-            hand=tuple(v.hand),
-            hand_sizes=tuple(v.hand_sizes),
-            collected=tuple(tuple(c.cards) for c in v.collected),
-            pile_size=v.pile_size,
-            card=v.card if v.HasField("card") else None,
-            decision=decision,
-            fewest_wins=v.fewest_wins,
-            row_limit=v.row_limit,
-            deck=_junior_deck(v.deck_name, v.deck_json),
-        )
-
-    def event_to_wire(self, event: Event, out: game_pb2.MatchEvent) -> None:
-        e = out.junior
-        if isinstance(event, junior.CardPlaced):
-            e.card_placed.seat, e.card_placed.card, e.card_placed.row = event.seat, event.card, event.row
-        elif isinstance(event, junior.CardDrawn):
-            e.card_drawn.seat, e.card_drawn.pile = event.seat, event.pile
-        elif isinstance(event, junior.CardTurned):
-            e.card_turned.seat, e.card_turned.card = event.seat, event.card
-        elif isinstance(event, junior.CardPlayed):
-            e.card_played.seat, e.card_played.card = event.seat, event.card
-        elif isinstance(event, junior.RowCollected):
-            r = e.row_collected
-            r.seat, r.row, r.total = event.seat, event.row, event.total
-            r.cards.extend(event.cards)
-        elif isinstance(event, junior.CardsDealt):
-            e.cards_dealt.hand_size = event.hand_size
-            _rows(e.cards_dealt.rows, event.rows)
-        elif isinstance(event, junior.GameEnded):
-            e.game_ended.scores.extend(event.scores)
-            e.game_ended.ranks.extend(event.ranks)
-            e.game_ended.termination = event.termination
-        else:
-            raise WireError(f"no wire form for Junior event {type(event).__name__}")
-
-    def event_from_wire(self, message: game_pb2.MatchEvent) -> Event:
-        e = message.junior
-        which = e.WhichOneof("event")
-        if which == "card_placed":
-            return junior.CardPlaced(e.card_placed.seat, e.card_placed.card, e.card_placed.row)
-        if which == "card_drawn":
-            return junior.CardDrawn(e.card_drawn.seat, e.card_drawn.pile)
-        if which == "card_turned":
-            return junior.CardTurned(e.card_turned.seat, e.card_turned.card)
-        if which == "card_played":
-            return junior.CardPlayed(e.card_played.seat, e.card_played.card)
-        if which == "row_collected":
-            r = e.row_collected
-            return junior.RowCollected(r.seat, r.row, tuple(r.cards), r.total)
-        if which == "cards_dealt":
-            d = e.cards_dealt
-            return junior.CardsDealt(d.hand_size, tuple(tuple(r.cards) for r in d.rows))
-        if which == "game_ended":
-            g = e.game_ended
-            return junior.GameEnded(tuple(g.scores), tuple(g.ranks), g.termination)
-        raise WireError(f"unknown Junior event {which!r}")
+    @staticmethod
+    def from_wire(message: junior_pb2.JuniorView) -> junior_deck.JuniorDeck:
+        return _junior_deck(message.deck_name, message.deck_json)
 
 
-class JuniorAdvancedCodec(JuniorCodec):
-    """6 nimmt! Junior, advanced game."""
-
-    variant = "junior-advanced"
-
-
-class JuniorExpertsCodec(JuniorCodec):
-    """6 nimmt! Junior, experts' game."""
-
-    variant = "junior-experts"
-
-
-for _codec in (JuniorCodec(), JuniorAdvancedCodec(), JuniorExpertsCodec()):
-    CODECS[_codec.variant] = _codec
-    _CODEC_BY_FIELD.setdefault(_codec.view_field, _codec)
-del _codec
+_deck = _JuniorDeck()
+register(
+    Codec(
+        ("junior-basic", "junior-advanced", "junior-experts"),
+        "junior",
+        junior.JuniorView,
+        (junior.CardsDealt, junior.CardTurned, junior.CardDrawn, junior.CardPlayed, junior.CardPlaced,
+         junior.RowCollected, junior.GameEnded),
+        special={junior.JuniorView: {"deck": Special(_deck.to_wire, _deck.from_wire, _deck.FIELDS)}},
+    )
+)
 
 
-# -- 6 nimmt! Brettspiel ---------------------------------------------------------------------
+# 6 nimmt! Brettspiel, the basic game or the pro version, with or without luck cards. A view carries
+# what a bot needs to compute attachments and points itself: the board layout (a packaged one by its
+# name, any other as JSON) and every tile's oxen. That part is the same for every view of a game, so
+# its wire form is built once per board and tiles.
 
 
 @lru_cache(maxsize=16)
@@ -594,204 +899,48 @@ def _packaged(board: Board) -> bool:
         return False
 
 
-_FLAT_BOARD_EVENTS: dict[type[Any], str] = {
-    brettspiel_view.RowOpened: "row_opened",
-    brettspiel_view.RowShifted: "row_shifted",
-    brettspiel_view.ActionCardsDealt: "action_cards_dealt",
-    brettspiel_view.ActionCardPlayed: "action_card_played",
-    brettspiel_view.StopSignsRemoved: "stop_signs_removed",
-    brettspiel_view.TileDrawn: "tile_drawn",
-    brettspiel_view.ActionCardDrawn: "action_card_drawn",
-    brettspiel_view.ActionCardsReshuffled: "action_cards_reshuffled",
-}
-"""Board events whose fields are numbers, strings or lists of numbers: each field is the wire
-message's field of the same name (the pro version's events)."""
-_FLAT_BOARD_EVENT_OF = {field: cls for cls, field in _FLAT_BOARD_EVENTS.items()}
+def _board_to_wire(view: brettspiel_view.BrettspielView, out: board_pb2.BoardView) -> None:
+    board = view.board
+    if _packaged(board):
+        out.board_name = board.source
+    else:
+        out.board_json = json.dumps(board.to_json(), sort_keys=True, separators=(",", ":"))
+        out.board_source = board.source
 
 
-class BoardCodec(Codec):
-    """6 nimmt! Brettspiel, the basic game or the pro version, with or without luck cards.
-
-    A view carries what a bot needs to compute attachments and points itself: the board
-    layout (a packaged one by its name, any other as JSON) and every tile's oxen. That part is
-    the same for every view of a game, so its wire form is built once per board and tiles.
-    """
-
-    variant = "board"
-    view_field = "board"
-
-    def __init__(self) -> None:
-        self._fixed_of: tuple[Board | None, tuple[int, ...]] = (None, ())
-        self._fixed = board_pb2.BoardView()
-
-    def _fixed_part(self, board: Board, oxen: tuple[int, ...]) -> board_pb2.BoardView:
-        if board is not self._fixed_of[0] or oxen is not self._fixed_of[1]:
-            fixed = board_pb2.BoardView()
-            fixed.oxen.extend(oxen)
-            if _packaged(board):
-                fixed.board_name = board.source
-            else:
-                fixed.board_json = json.dumps(board.to_json(), sort_keys=True, separators=(",", ":"))
-                fixed.board_source = board.source
-            self._fixed, self._fixed_of = fixed, (board, oxen)
-        return self._fixed
-
-    def view_to_wire(self, view: View, out: game_pb2.DecisionRequest) -> None:
-        assert isinstance(view, brettspiel_view.BrettspielView)
-        v = out.board
-        v.CopyFrom(self._fixed_part(view.board, view.oxen))
-        v.seat = view.seat
-        v.players = view.players
-        v.phase = view.phase
-        v.tile_set = view.tile_set
-        v.tile_sets = view.tile_sets
-        v.tiles_each = view.tiles_each
-        v.round = view.round
-        v.screen.extend(view.screen)
-        v.screen_sizes.extend(view.screen_sizes)
-        _rows(v.rows, view.rows)
-        v.scores.extend(view.scores)
-        for plus_points, positive_oxen in view.luck:
-            v.luck.add(plus_points=plus_points, positive_oxen=positive_oxen)
-        v.piles.plus_points, v.piles.positive_oxen = view.piles
-        for tile, seat in view.revealed:
-            v.revealed.add(tile=tile, seat=seat)
-        v.attached = view.attached
-        v.boxed.extend(view.boxed)
-        v.supply_size = view.supply_size
-        v.play_count = view.play_count
-        if view.attaching is not None:
-            v.attaching.SetInParent()
-            v.attaching.tile, v.attaching.row, v.attaching.space = view.attaching
-        v.draws = view.draws
-        v.luck_cards = view.luck_cards
-        if view.pro:
-            v.pro = True
-            v.stops.extend(view.stops)
-            v.stop_signs = view.stop_signs
-            v.action_cards.extend(view.action_cards)
-            v.hand_sizes.extend(view.hand_sizes)
-            v.action_pile_size = view.action_pile_size
-            v.discard.extend(view.discard)
-            if view.opening is not None:
-                v.opening.tile, v.opening.taken_row = view.opening
-
-    def view_from_wire(self, message: game_pb2.DecisionRequest, decision: Decision) -> View:
-        v = message.board
-        a = v.attaching
-        return brettspiel_view.BrettspielView(
-            seat=v.seat,
-            players=v.players,
-            phase=v.phase,
-            tile_set=v.tile_set,
-            tile_sets=v.tile_sets,
-            tiles_each=v.tiles_each,
-            round=v.round,
-            screen=tuple(v.screen),
-            screen_sizes=tuple(v.screen_sizes),
-            rows=tuple(tuple(r.cards) for r in v.rows),
-            scores=tuple(v.scores),
-            luck=tuple((h.plus_points, h.positive_oxen) for h in v.luck),
-            piles=(v.piles.plus_points, v.piles.positive_oxen),
-            revealed=tuple((p.tile, p.seat) for p in v.revealed),
-            attached=v.attached,
-            boxed=tuple(v.boxed),
-            supply_size=v.supply_size,
-            play_count=v.play_count,
-            attaching=(a.tile, a.row, a.space) if v.HasField("attaching") else None,
-            draws=v.draws,
-            decision=decision,
-            board=_board_layout(v.board_name, v.board_json, v.board_source),
-            oxen=tuple(v.oxen),
-            luck_cards=v.luck_cards,
-            pro=v.pro,
-            stops=tuple(v.stops),
-            stop_signs=v.stop_signs,
-            action_cards=tuple(v.action_cards),
-            hand_sizes=tuple(v.hand_sizes) if v.pro else (0,) * v.players,
-            action_pile_size=v.action_pile_size,
-            discard=tuple(v.discard),
-            opening=(v.opening.tile, v.opening.taken_row) if v.HasField("opening") else None,
-        )
-
-    def event_to_wire(self, event: Event, out: game_pb2.MatchEvent) -> None:
-        e = out.board
-        if isinstance(event, brettspiel_view.TileAttached):
-            t = e.tile_attached
-            t.seat, t.tile, t.row, t.space, t.effect = event
-        elif isinstance(event, brettspiel_view.PointsScored):
-            p = e.points_scored
-            p.seat, p.points, p.kept, p.total, p.reason = event
-        elif isinstance(event, brettspiel_view.TilesRevealed):
-            r = e.tiles_revealed
-            r.tile_set, r.round = event.tile_set, event.round
-            for tile, seat in event.plays:
-                r.plays.add(tile=tile, seat=seat)
-        elif isinstance(event, brettspiel_view.RowTaken):
-            k = e.row_taken
-            k.seat, k.row, k.oxen, k.opened = event.seat, event.row, event.oxen, event.opened
-            k.tiles.extend(event.tiles)
-        elif isinstance(event, brettspiel_view.LuckCardPlayed):
-            c = e.luck_card_played
-            c.seat, c.card, c.tile = event.seat, event.card, event.tile
-            c.targets.extend(event.targets)
-        elif isinstance(event, brettspiel_view.LuckCardTaken):
-            e.luck_card_taken.seat, e.luck_card_taken.card = event.seat, event.card
-        elif isinstance(event, brettspiel_view.TilesDealt):
-            e.tiles_dealt.tile_set = event.tile_set
-            _rows(e.tiles_dealt.rows, event.rows)
-        elif isinstance(event, brettspiel_view.GameEnded):
-            e.game_ended.scores.extend(event.scores)
-            e.game_ended.ranks.extend(event.ranks)
-            e.game_ended.termination = event.termination
-        elif type(event) in _FLAT_BOARD_EVENTS:
-            message = getattr(e, _FLAT_BOARD_EVENTS[type(event)])
-            message.SetInParent()
-            for name, value in event._asdict().items():
-                if isinstance(value, tuple):
-                    getattr(message, name).extend(value)
-                else:
-                    setattr(message, name, value)
-        else:
-            raise WireError(f"no wire form for board event {type(event).__name__}")
-
-    def event_from_wire(self, message: game_pb2.MatchEvent) -> Event:
-        e = message.board
-        which = e.WhichOneof("event")
-        if which == "tile_attached":
-            t = e.tile_attached
-            return brettspiel_view.TileAttached(t.seat, t.tile, t.row, t.space, t.effect)
-        if which == "points_scored":
-            p = e.points_scored
-            return brettspiel_view.PointsScored(p.seat, p.points, p.kept, p.total, p.reason)
-        if which == "tiles_revealed":
-            r = e.tiles_revealed
-            plays = tuple((p.tile, p.seat) for p in r.plays)
-            return brettspiel_view.TilesRevealed(r.tile_set, r.round, plays)
-        if which == "row_taken":
-            k = e.row_taken
-            return brettspiel_view.RowTaken(k.seat, k.row, tuple(k.tiles), k.oxen, k.opened)
-        if which == "luck_card_played":
-            c = e.luck_card_played
-            return brettspiel_view.LuckCardPlayed(c.seat, c.card, c.tile, tuple(c.targets))
-        if which == "luck_card_taken":
-            return brettspiel_view.LuckCardTaken(e.luck_card_taken.seat, e.luck_card_taken.card)
-        if which == "tiles_dealt":
-            d = e.tiles_dealt
-            return brettspiel_view.TilesDealt(d.tile_set, tuple(tuple(r.cards) for r in d.rows))
-        if which == "game_ended":
-            g = e.game_ended
-            return brettspiel_view.GameEnded(tuple(g.scores), tuple(g.ranks), g.termination)
-        if which in _FLAT_BOARD_EVENT_OF:
-            cls = _FLAT_BOARD_EVENT_OF[which]
-            flat = getattr(e, which)
-            values = (getattr(flat, name) for name in cls._fields)
-            event: Event = cls(*(v if isinstance(v, (int, str)) else tuple(v) for v in values))
-            return event
-        raise WireError(f"unknown board event {which!r}")
+_BOARD_FIELDS = ("board_name", "board_json", "board_source")
 
 
-_board_codec = BoardCodec()
-CODECS[_board_codec.variant] = _board_codec
-_CODEC_BY_FIELD[_board_codec.view_field] = _board_codec
-del _board_codec
+def _board_from_wire(message: board_pb2.BoardView) -> Board:
+    return _board_layout(message.board_name, message.board_json, message.board_source)
+
+
+def _hand_sizes_to_wire(view: brettspiel_view.BrettspielView, out: board_pb2.BoardView) -> None:
+    """The action cards in each hand: only the pro version has them (the basic game's view counts
+    zeros, which are not sent)."""
+    if view.pro:
+        out.hand_sizes.extend(view.hand_sizes)
+
+
+def _hand_sizes_from_wire(message: board_pb2.BoardView) -> tuple[int, ...]:
+    return tuple(message.hand_sizes) if message.pro else (0,) * message.players
+
+
+b = brettspiel_view
+register(
+    Codec(
+        ("board",),
+        "board",
+        brettspiel_view.BrettspielView,
+        (b.TilesDealt, b.TilesRevealed, b.LuckCardPlayed, b.TileAttached, b.RowTaken, b.PointsScored,
+         b.LuckCardTaken, b.GameEnded, b.RowOpened, b.RowShifted, b.ActionCardsDealt, b.ActionCardPlayed,
+         b.StopSignsRemoved, b.TileDrawn, b.ActionCardDrawn, b.ActionCardsReshuffled),
+        shared=("board", "oxen"),
+        special={
+            b.BrettspielView: {
+                "board": Special(_board_to_wire, _board_from_wire, _BOARD_FIELDS),
+                "hand_sizes": Special(_hand_sizes_to_wire, _hand_sizes_from_wire, ("hand_sizes",)),
+            }
+        },
+    )
+)
