@@ -10,8 +10,11 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot_sdk.arena import BotFactory, play_match
+from bot_sdk.bot import fewest_heads_row, row_heads
 from bot_sdk.bots import REFERENCE_BOTS, reference_bot
 from bot_sdk.bots.classic import RandomBot, card_risks, cheapest_row, expected_penalty
 from bot_sdk.bots.montecarlo import (
@@ -28,6 +31,7 @@ from bot_sdk.evaluate import Evaluation, bulls_per_hand
 from referee.rules.cards import BULLS
 from referee.rules.classic import Classic, ClassicConfig
 from referee.rules.core import DecisionKind
+from referee.rules.placement import LOW, placement
 from referee.rules.registry import make_variant
 
 BOTS = sorted(REFERENCE_BOTS["classic"])
@@ -170,6 +174,48 @@ def test_playouts_take_what_the_engine_takes(professional: bool) -> None:
         rest = [c for c in first_hand if c != first]
         simulated = playout(_Table.of(rows, BULLS), first, rest, _Sample(plays, rng.random()), model)
         assert simulated == state.scores[0], (rows, hands, orders)
+
+
+@st.composite
+def _tables(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], int, int]:
+    """Rows of 1 … capacity ascending cards, the capacity, and a card on none of the rows."""
+    capacity = draw(st.integers(1, 6))
+    count = draw(st.integers(1, 6))
+    top = draw(st.sampled_from([20, 104]))  # a small deck makes equal distances (ties) likely
+    deal = st.lists(st.integers(1, top), min_size=count + 1, max_size=count * capacity + 1, unique=True)
+    cards = draw(deal)
+    card, rest = cards[0], cards[1:]
+    rows = [sorted(rest[r::count]) for r in range(count)]
+    return [tuple(row[:capacity]) for row in rows], capacity, card
+
+
+@settings(max_examples=1000, deadline=None)
+@given(table=_tables(), professional=st.booleans())
+def test_playouts_place_a_card_where_the_shared_rule_does(
+    table: tuple[list[tuple[int, ...]], int, int], professional: bool
+) -> None:
+    """The playouts' own placement (bisected on sorted arrays) is referee.rules.placement's, on
+    any rows and card: another seat's card, a low card taking the cheapest row (first on a tie)."""
+    rows, capacity, card = table
+    model = _Model(capacity, BULLS, take_odds(1, 50, capacity, 104), cheapest=1.0)
+    sim = _Table.of(rows, BULLS)
+    playout = _playout_professional if professional else _playout
+    assert playout(sim, -1, [], _Sample([[card]], 0.0), model) == 0
+    row, left = placement(card, rows, professional)
+    expected = list(rows)
+    if row == LOW:
+        expected[fewest_heads_row(rows)] = (card,)
+    elif len(rows[row]) >= capacity:
+        expected[row] = (card,)
+    else:
+        expected[row] = (card, *rows[row]) if left else (*rows[row], card)
+    for i, index in enumerate(sim.ids):
+        want = expected[index]
+        got = (sim.lasts[i], sim.counts[i], sim.heads[i])
+        assert got == (want[-1], len(want), row_heads(want)), (i, index)
+        if professional:  # the plain playout does not keep the first cards up to date
+            assert sim.firsts[i] == want[0]
+    assert sim.lasts == sorted(sim.lasts)
 
 
 def test_mc_avoids_a_sure_sixth_card() -> None:

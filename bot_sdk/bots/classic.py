@@ -13,6 +13,7 @@ from math import comb
 from bot_sdk.bot import ClassicBot, row_heads
 from referee.rules.cards import BULLS, bull_heads
 from referee.rules.classic import ClassicView
+from referee.rules.placement import LOW, ascending_row, placement
 
 _NO_GAP = 1 << 30
 
@@ -72,8 +73,8 @@ def card_risks(view: ClassicView) -> list[tuple[float, int, int]]:
         risk = expected_penalty(
             card, view.rows, unseen, others, view.row_capacity, professional=view.professional
         )
-        lasts = [row[-1] for row in view.rows if row[-1] < card]
-        gap = card - max(lasts) if lasts else _NO_GAP
+        row, _ = placement(card, view.rows)
+        gap = card - view.rows[row][-1] if row != LOW else _NO_GAP
         risks.append((round(risk, 9), gap, card))
     return risks
 
@@ -91,20 +92,10 @@ def cheapest_row(rows: Sequence[Sequence[int]], revealed: Sequence[tuple[int, in
     def key(index: int) -> tuple[int, int, int]:
         lasts = [row[-1] for row in rows]
         lasts[index] = low
-        fed = sum(1 for card in later if _target(card, lasts) == index)
+        fed = sum(1 for card in later if ascending_row(card, lasts) == index)
         return (row_heads(rows[index]), fed, len(rows[index]))
 
     return min(range(len(rows)), key=key)
-
-
-def _target(card: int, lasts: Sequence[int]) -> int:
-    """Rules 1 and 2 on the rows' last cards: the row ``card`` goes to, or -1 for a low card."""
-    best = -1
-    best_last = 0
-    for index, last in enumerate(lasts):
-        if best_last < last < card:
-            best, best_last = index, last
-    return best
 
 
 def expected_penalty(
@@ -123,8 +114,8 @@ def expected_penalty(
     hypergeometric and each brings the mean bull heads of such cards. (Other seats' low cards,
     which may take and restart a row first, are neglected.)
     """
-    row_index, left = _placement(card, rows, professional)
-    if row_index < 0:
+    row_index, left = placement(card, rows, professional)
+    if row_index == LOW:
         return float(min(row_heads(row) for row in rows))
     row = rows[row_index]
     length, heads = len(row), row_heads(row)
@@ -156,18 +147,3 @@ def _taken_after(length: int, heads: float, arrivals: int, mean_heads: float, ca
         else:
             length, heads = length + 1, heads + mean_heads
     return heads if length >= capacity else 0.0
-
-
-def _placement(card: int, rows: Sequence[Sequence[int]], professional: bool) -> tuple[int, bool]:
-    """The row ``card`` goes to (-1 for a low card) and whether at its left end (Professional)."""
-    best, gap, left = -1, _NO_GAP, False
-    for index, row in enumerate(rows):
-        d = card - row[-1]
-        if 0 < d < gap:
-            best, gap = index, d
-    if professional:
-        for index, row in enumerate(rows):
-            d = row[0] - card
-            if 0 < d < gap:
-                best, gap, left = index, d, True
-    return best, left

@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
 from referee.rules.board import TAKE_KINDS, Board, Space, SpaceKind
-from referee.rules.cards import ascending_row
+from referee.rules.placement import ascending_row
 
 
 class Plan(NamedTuple):

@@ -1,8 +1,9 @@
-"""Mechanics the card and board games share: bull heads and placing a card at a row's end."""
+"""Mechanics the card and board games share: bull heads (and, re-exported from
+:mod:`referee.rules.placement`, placing a card at a row's end)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from referee.rules.placement import ascending_row as ascending_row  # re-exported
 
 
 def bull_heads(card: int) -> int:
@@ -26,13 +27,3 @@ def bull_table(top: int) -> tuple[int, ...]:
 BULLS: tuple[int, ...] = bull_table(104)
 """Bull heads of the 104 classic cards, indexed by card number."""
 
-
-def ascending_row(card: int, lasts: Sequence[int]) -> int:
-    """Rules 1 and 2: the row whose last card is the highest one below ``card``, or -1 if none."""
-    best = -1
-    best_last = 0
-    for index, last in enumerate(lasts):
-        if best_last < last < card:
-            best = index
-            best_last = last
-    return best

@@ -5,13 +5,13 @@ a *turn* is one card from everyone, revealed together and placed lowest first. A
 every row's last card (rule 4) stops the placement: its owner chooses the row to take, with
 all of the turn's cards revealed, before any later card is placed.
 
-Performance matters here (a league plays millions of turns), so states are named tuples of
-tuples and the placement loop works on plain lists; see ``make bench``.
+Where a card goes is :mod:`referee.rules.placement`'s, shared with the bots. Performance matters
+here (a league plays millions of turns), so states are named tuples of tuples and the placement
+loop works on plain lists; see ``make bench``.
 """
 
 from __future__ import annotations
 
-from bisect import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
@@ -31,6 +31,7 @@ from referee.rules.core import (
     shared_ranks,
 )
 from referee.rules.errors import ConfigError, GameOverError, IllegalActionError, NotPendingError
+from referee.rules.placement import LOW, ascending_run, placement
 
 DEAL, PLAY, ROW, OVER = 0, 1, 2, 3
 _PHASES = ("deal", "play", "row", "over")
@@ -204,8 +205,6 @@ _ROW = DecisionKind.ROW
 _TARGET_REACHED = Termination.TARGET_REACHED
 _HANDS_PLAYED = Termination.HANDS_PLAYED
 _TERMINATION_NAMES = {t: t.value for t in Termination}
-_ABOVE_ALL = 1 << 62
-"""Higher than any card."""
 
 
 class Classic(Variant[ClassicState, ClassicConfig]):
@@ -233,6 +232,9 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         self._chance_pending = (Decision(CHANCE, DecisionKind.CHANCE, ()),)
         self._drawn: tuple[int, ...] | None = None
         self._professional = cfg.professional
+        # Read on every turn: plain attributes are quicker than the config's slots.
+        self._capacity = cfg.row_capacity
+        self._hand_size = cfg.hand_size
         self._no_piles: tuple[tuple[int, ...], ...] = ((),) * n
 
     # -- the interface -------------------------------------------------------------------
@@ -502,25 +504,16 @@ class Classic(Variant[ClassicState, ClassicConfig]):
     ) -> tuple[ClassicState, tuple[Event, ...]]:
         """Place the revealed cards from ``placed`` on, lowest first (none of them is a low card).
 
-        Each card goes to the row whose last card *before the placement* is the highest below
-        it, since a card placed there meanwhile lies below it too. So the rows' last cards do
-        not change while placing, and as the cards ascend, a new row is looked up (bisected)
-        only when a card passes the next row's last card.
+        Each card goes where :func:`~referee.rules.placement.ascending_run` says; as the cards
+        ascend, its answer holds up to the ``limit`` it returns, so a new row is looked up only
+        when a card passes the next row's last card.
         """
-        lasts = []
-        for row in rows:
-            lasts.append(row[-1])
-        below = lasts[:]
-        below.sort()
-        below.append(_ABOVE_ALL)
-        capacity = self.config.row_capacity
+        capacity = self._capacity
         append = events.append
         best = bound = 0
         for card, seat in revealed[placed:] if placed else revealed:
             if card > bound:
-                k = bisect(below, card)
-                bound = below[k]
-                best = lasts.index(below[k - 1])
+                best, bound = ascending_run(card, rows)
             row = rows[best]
             if len(row) < capacity:
                 # Concatenation is twice as fast as unpacking into a new tuple here.
@@ -532,7 +525,7 @@ class Classic(Variant[ClassicState, ClassicConfig]):
             heads, piles, scores = self._take(row, seat, piles, scores)
             append(_new(CardPlaced, (seat, card, best, False, row, heads)))
         turn += 1
-        if turn < self.config.hand_size:
+        if turn < self._hand_size:
             pending = self._card_pending(hands)
             state = _new(
                 ClassicState, (PLAY, hand_no, turn, tuple(rows), hands, piles, scores, (), 0, None, pending)
@@ -553,22 +546,12 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         events: list[Event],
     ) -> tuple[ClassicState, tuple[Event, ...]]:
         """:meth:`_place` when a card may also go left of a row: the nearest row end wins."""
-        capacity = self.config.row_capacity
+        capacity = self._capacity
         append = events.append
         for index in range(placed, len(revealed)):
             card, seat = revealed[index]
-            best = -1
-            gap = 1 << 30
-            left = False
-            for r, row in enumerate(rows):
-                d = card - row[-1]
-                if 0 < d < gap:
-                    best, gap = r, d
-            for r, row in enumerate(rows):
-                d = row[0] - card
-                if 0 < d < gap:
-                    best, gap, left = r, d, True
-            if best < 0:
+            best, left = placement(card, rows, True)
+            if best == LOW:
                 state = _new(
                     ClassicState,
                     (
@@ -607,7 +590,7 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         events: list[Event],
     ) -> tuple[ClassicState, tuple[Event, ...]]:
         turn += 1
-        if turn < self.config.hand_size:
+        if turn < self._hand_size:
             state = _new(
                 ClassicState,
                 (
