@@ -175,7 +175,7 @@ def test_every_junior_variant_has_a_codec_and_unknown_events_are_refused() -> No
     for name in ("junior-basic", "junior-advanced", "junior-experts"):
         assert wire.codec(name).variant == name
         assert wire.codec(name).view_field == "junior"
-    assert wire.codec("classic").view_field == "classic"  # the classic codec is untouched
+    assert wire.codec("classic").view_field == "classic"  # each game its own field
     with pytest.raises(wire.WireError):
         wire.codec("junior-basic").event_to_wire(object(), game_pb2.MatchEvent())  # type: ignore[arg-type]
     empty = game_pb2.MatchEvent()
