@@ -112,6 +112,8 @@ def test_every_task_run_is_counted_with_its_outcome_and_retry_reason(
     tasks._engine.dispose()
 
     # An unreachable store is an infrastructure error: retried (eagerly here) until max_retries.
+    # (An empty store, where every query fails; a missing directory is refused before any query.)
+    (tmp_path / "gone").mkdir()
     monkeypatch.setenv("SIXNIMMT_DATABASE_URL", f"sqlite:///{tmp_path / 'gone' / 'store.db'}")
     monkeypatch.setattr(tasks, "_engine", None)
     with caplog.at_level(logging.INFO, logger="workers.metrics"):
