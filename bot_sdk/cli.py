@@ -316,8 +316,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     config = parse_options(args.option)
     table = min(args.table, len(specs))
     blocks = plan_round_robin(len(specs), table, args.deals, args.seed)
-    total = len(blocks) if args.in_process else len(blocks) * table
-    with progress_bar(total, "blocks" if args.in_process else "games", args.json) as bar:
+    with progress_bar(len(blocks) * table, "games", args.json) as bar:
         table_rows, records = run_tournament(
             specs,
             variant=args.variant,

@@ -3,8 +3,9 @@
 Planning is pure: every table of ``k`` entrants out of ``n`` is played as *duplicate blocks*,
 one seeded deal replayed once per seat rotation so that the luck of the deal cancels out.
 Seeds derive from the tournament seed, so the same tournament plans and plays identically.
-Blocks run on a local process pool; standings give each entrant's mean score per game with
-a 95% t interval over blocks.
+Games (each rotation of each block) run on a local process pool, as evenly spread as the gRPC
+referee spreads them over one process per bot; standings give each entrant's mean score per
+game with a 95% t interval over blocks.
 """
 
 from __future__ import annotations
@@ -83,10 +84,22 @@ def play_block(
     seat_key: bytes = LOCAL_SEAT_KEY,
 ) -> list[MatchRecord]:
     """Play all rotations of one block in this process."""
+    return play_games([(block, r) for r in range(len(block.entrants))], variant, config, specs, seat_key)
+
+
+def play_games(
+    games: Sequence[tuple[Block, int]],
+    variant: str,
+    config: Mapping[str, Any],
+    specs: Sequence[str],
+    seat_key: bytes = LOCAL_SEAT_KEY,
+) -> list[MatchRecord]:
+    """Play ``(block, rotation)`` games in this process, in the order given."""
     game = make_variant(variant, config)
     classes = [load_bot(spec, variant) for spec in specs]
     records = []
-    for seating in block.seatings():
+    for block, rotation in games:
+        seating = block.seatings()[rotation]
         result = play_match(
             game,
             [classes[e] for e in seating],
@@ -104,6 +117,23 @@ def play_block(
             )
         )
     return records
+
+
+TASKS_PER_PROCESS = 8
+"""In-process pool: the games go out in about this many tasks per process (one game per task when
+there are fewer), so that no process idles while another still has a queue of games."""
+
+
+def game_tasks(blocks: Sequence[Block], processes: int) -> list[list[tuple[Block, int]]]:
+    """Every game of ``blocks`` in plan order, cut into runs of consecutive games for the pool.
+
+    A block is not a unit of work: its rotations play the same deal but are independent games,
+    and a few heavy blocks (a table with an expensive bot) would keep one process busy while
+    the others wait. Runs of consecutive games keep a pool's overhead small on big plans.
+    """
+    games = [(block, rotation) for block in blocks for rotation in range(len(block.entrants))]
+    size = max(1, len(games) // (max(1, processes) * TASKS_PER_PROCESS))
+    return [games[i : i + size] for i in range(0, len(games), size)]
 
 
 @dataclass(slots=True)
@@ -213,9 +243,9 @@ def run_tournament(
 ) -> tuple[list[Standing], list[MatchRecord]]:
     """Plan and play a round-robin; return the standings and every match record.
 
-    In-process, blocks run on a pool of ``processes``. With ``remote``, a local referee runs
-    in its own process and every entrant is one bot process that plays all of its matches at
-    once over one stream; ``progress`` then counts matches instead of blocks.
+    In-process, the games run on a pool of ``processes`` (see :func:`game_tasks`). With
+    ``remote``, a local referee runs in its own process and every entrant is one bot process
+    that plays all of its matches at once over one stream. ``progress`` counts games.
     """
     config = dict(config or {})
     game = make_variant(variant, {**config, "players": table_size})
@@ -229,17 +259,21 @@ def run_tournament(
         records = _play_remote(blocks, names, specs, variant, config, progress, time_control or {})
     elif processes <= 1:
         for block in blocks:
-            records.extend(play_block(block, variant, config, specs))
-            if progress:
-                progress(1)
-    else:
-        with ProcessPoolExecutor(max_workers=processes) as pool:
-            futures = [pool.submit(play_block, b, variant, config, specs) for b in blocks]
-            for future in as_completed(futures):
-                records.extend(future.result())
+            for rotation in range(table_size):
+                records.extend(play_games([(block, rotation)], variant, config, specs))
                 if progress:
                     progress(1)
-        records.sort(key=lambda r: r.block)
+    else:
+        tasks = game_tasks(blocks, processes)
+        done: list[list[MatchRecord]] = [[] for _ in tasks]
+        with ProcessPoolExecutor(max_workers=min(processes, len(tasks))) as pool:
+            futures = {pool.submit(play_games, t, variant, config, specs): n for n, t in enumerate(tasks)}
+            for future in as_completed(futures):
+                number = futures[future]
+                done[number] = future.result()
+                if progress:
+                    progress(len(done[number]))
+        records = [record for task in done for record in task]  # plan order, as played serially
     return standings(names, records, higher_is_better=game.higher_is_better), records
 
 

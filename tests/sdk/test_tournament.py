@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from bot_sdk.arena import play_match
 from bot_sdk.loader import load_bot
 from bot_sdk.tournament import (
     MatchRecord,
+    game_tasks,
     plan_round_robin,
     run_tournament,
     standings,
@@ -68,6 +70,38 @@ def test_tournaments_replay_identically_and_in_parallel() -> None:
     _, serial = run_tournament(["random", "heuristic", "lowest"], processes=1, **kwargs)
     _, parallel = run_tournament(["random", "heuristic", "lowest"], processes=2, **kwargs)
     assert [r.digest for r in serial] == [r.digest for r in parallel]
+
+
+def test_the_pool_gets_games_not_blocks_every_game_once_in_plan_order() -> None:
+    one = plan_round_robin(4, 4, 1, seed=1)
+    assert game_tasks(one, 2) == [[(one[0], rotation)] for rotation in range(4)]
+    many = plan_round_robin(6, 4, 10, seed=1)  # 150 blocks, 600 games
+    tasks = game_tasks(many, 2)
+    assert [game for task in tasks for game in task] == [(b, r) for b in many for r in range(4)]
+    assert len(tasks) >= 2 * 8 and max(map(len, tasks)) <= 600 // 16
+
+
+def test_one_block_keeps_every_process_of_the_pool_busy(tmp_path: Path) -> None:
+    """The four rotations of a single block are four games for a pool of two, not one task."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    bot = tmp_path / "pid_bot.py"
+    bot.write_text(
+        "import os, time\n"
+        "from bot_sdk import ClassicBot\n\n"
+        "class PidBot(ClassicBot):\n"
+        "    def on_start(self, seat, variant, config):\n"
+        f"        (__import__('pathlib').Path({str(pids)!r}) / str(os.getpid())).touch()\n"
+        "        time.sleep(0.2)  # a game long enough for the second process to start\n\n"
+        "    def choose_card(self, view):\n"
+        "        return min(view.hand)\n"
+    )
+    kwargs = {"config": {"hands": 1, "target": None}, "table_size": 4, "deals": 1, "seed": 3}
+    _, records = run_tournament([str(bot), "random", "lowest", "highest"], processes=2, **kwargs)
+    assert len(records) == 4
+    assert len(list(pids.iterdir())) == 2
+    _, serial = run_tournament([str(bot), "random", "lowest", "highest"], processes=1, **kwargs)
+    assert [r.digest for r in serial] == [r.digest for r in records]
 
 
 def test_remote_play_is_the_same_game_as_in_process_play() -> None:
