@@ -24,6 +24,15 @@ from workers import sprt
 from workers.store import repo
 
 DEFAULT_FIELD = "random,heuristic,mc"
+"""The classic game's default field; another game's is its reference bots (:func:`default_field`)."""
+
+
+def default_field(variant: str) -> str:
+    """The field when ``--against`` is not given: ``random,heuristic,mc``, or the game's reference bots."""
+    from bot_sdk.bots import REFERENCE_BOTS
+
+    canonical = find_variant(variant).name
+    return DEFAULT_FIELD if canonical == "classic" else ",".join(REFERENCE_BOTS.get(canonical, {}))
 
 
 def is_test(league: repo.League) -> bool:
@@ -71,10 +80,13 @@ def create(
     for ref in (new, base):
         if entrants.parse([ref]) != [entrants.Wanted(ref.strip())]:
             raise sprt.SprtError(f"NEW and OLD are one bot each, not {ref!r}")
-    head = entrants.find(engine, [new, base], canonical, what="test", slips=False).entrants
-    if entrants.same(head[0], head[1]):
+    head = entrants.find(engine, [new, base], canonical, what="test", slips=False)
+    if entrants.same(*head.entrants):
         raise sprt.SprtError(f"NEW and OLD are the same bot version ({new}): test a new version")
-    versions = entrants.resolve(engine, [new, base, *field], canonical, what="test")
+    rest = entrants.find(engine, field, canonical, what="test")  # NEW or OLD may be in the field too
+    for found in (head, rest):
+        entrants.check(found)
+    versions = [*head.entrants, *rest.entrants]
     blocks = sprt.first_blocks(seed, len(versions), settings)
     repo.create_league(
         engine,
@@ -186,7 +198,9 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
     p.add_argument("new", help="the new version: stored bot (name or name@N), reference name, or .py file")
     p.add_argument("--base", required=True, help="the old version to compare against")
     p.add_argument(
-        "--against", default=DEFAULT_FIELD, help=f"the field, comma-separated (default {DEFAULT_FIELD})"
+        "--against",
+        help=f"the field, comma-separated; NAME*N enters a bot N times (default {DEFAULT_FIELD}; for"
+        " another game its reference bots)",
     )
     p.add_argument(
         "--margin",
@@ -212,7 +226,8 @@ def cmd_test(args: argparse.Namespace, engine: Engine) -> int:
     """Create the test, play it to a verdict, print the outcome."""
     from bot_sdk.cli import parse_options
 
-    field = [r.strip() for r in args.against.split(",") if r.strip()]
+    against = default_field(args.variant) if args.against is None else args.against
+    field = [r.strip() for r in against.split(",") if r.strip()]
     league = create(
         engine,
         args.new,

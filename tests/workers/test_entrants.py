@@ -285,3 +285,29 @@ def test_a_failed_league_create_makes_no_store(tmp_path: Path) -> None:
     assert made.returncode == 0, made.stderr
     assert json.loads(made.stdout)["entrants"] == ["low@1", "classic/heuristic@1"]
     assert default_store(tmp_path).is_file()
+
+
+# -- bot test: the same entrants --------------------------------------------------------------
+
+
+def test_bot_test_takes_the_game_s_reference_bots_and_refuses_slips_in_its_field(engine: Engine) -> None:
+    from workers import bottest
+
+    assert bottest.default_field("classic") == "random,heuristic,mc"
+    assert bottest.default_field("brettspiel") == "random,heuristic"
+    board = bottest.create(
+        engine, "heuristic", "random", bottest.default_field("board").split(","), variant="board"
+    )
+    assert [v.bot for v in board.entrants] == [
+        "board/heuristic",
+        "board/random",
+        "board/random",
+        "board/heuristic",
+    ]
+    classic = bottest.create(engine, "mc", "heuristic", ["random", "heuristic*2"], name="classic")
+    heuristic = [f"classic/heuristic@1#{k}" for k in (1, 2, 3)]
+    assert labels(classic) == ["classic/mc@1", heuristic[0], "classic/random@1", *heuristic[1:]]
+    before = stored(engine)
+    with pytest.raises(EntrantError, match=r"write random\*2$"):
+        bottest.create(engine, "mc", "heuristic", ["random", "random"], name="slip")
+    assert stored(engine) == before
