@@ -56,7 +56,8 @@ class Settings:
         "",
         "league store: sqlite:///PATH or postgresql://USER@HOST/DB (production); empty: sixnimmt.db in"
         " the per-user data directory ($XDG_DATA_HOME/sixnimmt, else the platform's, e.g."
-        " ~/.local/share/sixnimmt), created by `league create` or `bot submit`",
+        " ~/.local/share/sixnimmt), created only by `league create`, `bot submit`, `bot test` and"
+        " `league migrate`",
     )
     broker_url: str = _setting("", "Celery broker, e.g. redis://127.0.0.1:6379/0; empty: a local pool")
     visibility_timeout_s: int = _setting(
