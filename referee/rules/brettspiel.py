@@ -87,6 +87,7 @@ from referee.rules.core import (
     Decision,
     DecisionKind,
     Event,
+    ForcedMoves,
     Outcome,
     Termination,
     Variant,
@@ -236,6 +237,8 @@ class Brettspiel(Variant[BrettspielState, BrettspielConfig]):
     aliases: ClassVar[tuple[str, ...]] = ("brettspiel",)
     config_type: ClassVar[type[Any]] = BrettspielConfig
     higher_is_better: ClassVar[bool] = True
+    forced_moves: ClassVar[ForcedMoves] = ForcedMoves.PLAY
+    """A lone decision with one option (pass, the one free row, the one stocked pile) is not asked."""
     second_set_players: ClassVar[int] = 3
     """Basic game: with at most this many players a second set of tiles is dealt (the rulebook: 2 or 3)."""
     bottom_rows_players: ClassVar[int] = 4

@@ -139,28 +139,32 @@ class Table:
     def run(self) -> tuple[Decision, ...]:
         """Go on attaching until a decision is due (returned) or every tile is attached (``()``)."""
         game = self.game
+        # A decision with one option (pass; the one free row; the one stocked pile) is a forced
+        # move: the core's policy (game.forced) says whether it is asked or made here.
+        forced = game.forced
         while True:
             stage = self.stage
             if stage == ACTION:
-                options = self.action_options()
-                if len(options) > 1:
-                    return (Decision(self.seat, DecisionKind.ACTION_CARD, options),)
-                self.stage = LUCK
+                ask = (Decision(self.seat, DecisionKind.ACTION_CARD, self.action_options()),)
+                if forced(ask) is None:
+                    return ask
+                self.stage = LUCK  # the only option is to pass
             elif stage == LUCK:
-                options = self.luck_options()
-                if len(options) > 1:
-                    return (Decision(self.seat, DecisionKind.LUCK, options),)
-                self.stage = PLACE
+                ask = (Decision(self.seat, DecisionKind.LUCK, self.luck_options()),)
+                if forced(ask) is None:
+                    return ask
+                self.stage = PLACE  # the only option is to pass
             elif stage == PLACE:
                 self.place(self.luck_card)
                 self.luck_card = ()
                 self.stage = ROW
             elif stage == ROW:
                 if self.opening is not None:
-                    options = free_rows(self.rows, self.opening[1])
-                    if len(options) > 1:
-                        return (Decision(self.placer, DecisionKind.ROW, options),)
-                    self.open_row(options[0])
+                    free = free_rows(self.rows, self.opening[1])
+                    ask = (Decision(self.placer, DecisionKind.ROW, free),)
+                    if forced(ask) is None:
+                        return ask
+                    self.open_row(free[0])
                 self.stage = DRAW
             elif stage == DRAW:
                 if self.draw and self.can_draw():
@@ -168,8 +172,15 @@ class Table:
                 self.draw = NOTHING
                 self.stage = PILE
             elif stage == PILE:
-                if self.draws and self.take_due_luck():
-                    return (Decision(self.placer, DecisionKind.PILE, tuple(int(c) for c in LuckCard)),)
+                while self.draws:
+                    stocked = tuple(int(card) for card in LuckCard if self.piles[card - 1])
+                    if not stocked:  # both piles empty: the cards due are lost
+                        self.draws = 0
+                        break
+                    ask = (Decision(self.placer, DecisionKind.PILE, stocked),)
+                    if forced(ask) is None:
+                        return ask
+                    self.take_luck(stocked[0])
                 self.stage = NEXT
             else:
                 self.plan = FORCED
@@ -368,18 +379,6 @@ class Table:
             self.hands[seat] = tuple(sorted((*self.hands[seat], item)))
             self.events.append(ActionCardDrawn(seat))
         self.draw = NOTHING
-
-    def take_due_luck(self) -> bool:
-        """Take the luck cards due where there is no choice; True when the seat must choose a pile."""
-        while self.draws:
-            stocked = [card for card in LuckCard if self.piles[card - 1]]
-            if not stocked:
-                self.draws = 0
-            elif len(stocked) > 1:
-                return True
-            else:
-                self.take_luck(stocked[0])
-        return False
 
     def take_luck(self, card: int) -> None:
         seat = self.placer

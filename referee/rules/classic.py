@@ -229,6 +229,9 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         self._row_options: tuple[Action, ...] = tuple(range(cfg.rows))
         # A low card's row decision depends only on its seat: made once, shared by every state.
         self._row_asks = tuple((Decision(seat, _ROW, self._row_options),) for seat in range(n))
+        # The core's forced-move policy, applied once: a low card's row is made by the engine
+        # only under ForcedMoves.PLAY with a single row (the classic default asks it).
+        self._row_forced = self.forced(self._row_asks[0]) is not None
         self._chance_pending = (Decision(CHANCE, DecisionKind.CHANCE, ()),)
         self._drawn: tuple[int, ...] | None = None
         self._professional = cfg.professional
@@ -450,6 +453,9 @@ class Classic(Variant[ClassicState, ClassicConfig]):
                 return self._place(hand_no, turn, list(rows), hands, piles, scores, revealed, 0, [shown])
         ask = self._row_asks[owner]
         state = _new(ClassicState, (ROW, hand_no, turn, rows, hands, piles, scores, revealed, 0, None, ask))
+        if self._row_forced:
+            state, chosen = self._choose_row(state, {owner: 0})
+            return state, (shown, *chosen)
         return state, (shown,)
 
     def _choose_row(
@@ -568,6 +574,9 @@ class Classic(Variant[ClassicState, ClassicConfig]):
                         self._row_asks[seat],
                     ),
                 )
+                if self._row_forced:
+                    state, chosen = self._choose_row(state, {seat: 0})
+                    return state, (*events, *chosen)
                 return state, tuple(events)
             row = rows[best]
             if len(row) < capacity:

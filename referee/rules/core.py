@@ -58,6 +58,23 @@ class Decision(NamedTuple):
     """The legal actions. Empty for chance decisions whose outcomes are too many to list."""
 
 
+class ForcedMoves(enum.Enum):
+    """What an engine does with a forced move: a seat's decision with a single legal option.
+
+    The policy is a :class:`Variant` attribute (``forced_moves``), applied by the one helper
+    :meth:`Variant.forced`; a variant's default keeps its transcripts and its protocol as they
+    are (a forced move the engine makes is no step of the transcript and no request on the wire).
+    """
+
+    ASK = "ask"
+    """Every decision is asked, even one with a single option (classic: the last card of a hand,
+    a low card's row when there is one row)."""
+    PLAY = "play"
+    """The engine makes a decision with a single legal option itself when it is the only decision
+    pending (a seat's turn, not a simultaneous step): nobody is asked, and the events are those of
+    the seat choosing it (Junior, the board game). Simultaneous steps are always asked."""
+
+
 class Event(Protocol):
     """A typed, public fact about what happened; every event may be shown to everyone."""
 
@@ -157,6 +174,9 @@ class Variant(ABC, Generic[S, C]):
     """Whether a higher score ranks better (board game points) or worse (bull heads)."""
     engine_version: ClassVar[int] = 1
     """Bumped whenever a rules change could alter a replay; part of every transcript hash."""
+    forced_moves: ClassVar[ForcedMoves] = ForcedMoves.ASK
+    """Whether the engine asks or makes a decision with one legal option (see :meth:`forced`).
+    Part of the rules: changing a variant's policy changes its transcripts (bump the version)."""
 
     def __init__(self, config: C | None = None) -> None:
         self.config: C = config if config is not None else self.config_type()
@@ -194,6 +214,20 @@ class Variant(ABC, Generic[S, C]):
     @abstractmethod
     def outcome(self, state: S) -> Outcome | None:
         """The result once the game is over, else ``None``."""
+
+    def forced(self, pending: tuple[Decision, ...]) -> Decision | None:
+        """The decision of ``pending`` the engine makes itself under :attr:`forced_moves`, else ``None``.
+
+        The one place the policy is applied: an engine calls it on the decisions it is about to
+        wait for and, when it returns a decision, applies that decision's only option itself
+        (chance is never forced: its outcome is drawn). Under :attr:`ForcedMoves.PLAY` that is a
+        lone seat's decision with exactly one option; under :attr:`ForcedMoves.ASK`, none.
+        """
+        if self.forced_moves is ForcedMoves.PLAY and len(pending) == 1:
+            decision = pending[0]
+            if decision.seat != CHANCE and len(decision.options) == 1:
+                return decision
+        return None
 
     def default_action(self, state: S, decision: Decision) -> Action:
         """The deterministic action the referee plays for a seat that failed to answer.

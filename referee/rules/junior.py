@@ -17,7 +17,8 @@ Open points and the project's answers (see RULES-NOTES.md):
 - Chance is one decision per draw (and one for the deal): the pile is an unordered set in the
   state, and the card drawn is chosen when it is drawn, so no order exists to leak.
 - A decision with exactly one legal option is not asked; the engine makes it, as it makes
-  everything else the rules force (its events are the same as if the seat had chosen).
+  everything else the rules force (its events are the same as if the seat had chosen): the
+  core's forced-move policy ``ForcedMoves.PLAY``, applied by ``Variant.forced``.
 - Rule 2 applies when the card adds no new cow to *any* row (every row already shows every
   cow on it); Ole's example rules out the other reading, "each of its cows is in some row".
 - Collected cards lie face down, but each was face up in a row and announced when collected,
@@ -38,6 +39,7 @@ from referee.rules.core import (
     Decision,
     DecisionKind,
     Event,
+    ForcedMoves,
     Outcome,
     Termination,
     Variant,
@@ -104,6 +106,7 @@ C = TypeVar("C", bound=JuniorConfig)
 class Junior(Variant[JuniorState, C]):
     """The mechanics every Junior mode shares; a mode overrides the hooks below the line."""
 
+    forced_moves: ClassVar[ForcedMoves] = ForcedMoves.PLAY
     mode: ClassVar[str]
     fewest_wins: bool = False
 
@@ -258,12 +261,8 @@ class Junior(Variant[JuniorState, C]):
         return self._chosen(state, action, events)
 
     def _settle(self, state: JuniorState, events: list[Event]) -> JuniorState:
-        """Make every decision that has one legal option: the rules force it, nobody is asked."""
-        while (
-            len(state.pending) == 1
-            and (decision := state.pending[0]).seat != CHANCE
-            and len(decision.options) == 1
-        ):
+        """Make every forced move the variant's policy (``forced_moves``: play) leaves to the engine."""
+        while (decision := self.forced(state.pending)) is not None:
             state = self._chosen(state, decision.options[0], events)
         return state
 
