@@ -109,5 +109,5 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
     for name, (variant, config, games) in GAMES.items():
         figures = measure(record(variant, config, 2 if quick else games), repeats=2 if quick else 7)
         for figure, value in figures.items():
-            unit = figure.replace("_per_s", "/s")
+            unit = "messages/s" if figure == "reads_per_s" else figure.replace("_per_s", "/s")
             yield {"name": f"wire.{name}.{figure}", "value": round(value), "unit": unit}

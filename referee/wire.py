@@ -3,8 +3,9 @@
 The referee server converts requests, events and results to the wire here; the SDK converts
 them back here. A game's views and events convert through one generic :class:`Codec`, compiled
 from the game's record types (named tuples, dataclasses) and its protobuf messages, which match
-field by field; a new game declares its codec (its view and event types, its field in the
-envelope, what does not map by name) and :func:`register`\\ s it. See docs/protocol.md.
+field by field. A new game declares its codec (its view and event types, its field in the
+envelope, what does not map by name) and registers it with :func:`register`; see
+docs/architecture.md ("The wire codec") and docs/protocol.md.
 """
 
 from __future__ import annotations
@@ -185,7 +186,7 @@ class _Compiler:
 
     def build(self) -> dict[str, Any]:
         source = "\n".join(self.lines) + "\n"
-        exec(compile(source, f"<wire codec {len(self.lines)} lines>", "exec"), self.scope)
+        exec(compile(source, "<referee.wire generated codec>", "exec"), self.scope)
         self.scope["__source__"] = source
         return self.scope
 
