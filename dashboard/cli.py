@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import socket
 import sys
 from typing import Any
 
@@ -45,6 +46,11 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
             store = "the store"
         print(f"sixnimmt: error: cannot use {store}: {one_line(exc)}", file=sys.stderr)
         return 2
+    refused = _cannot_listen(args.host, args.port)
+    if refused:
+        engine.dispose()
+        print(f"sixnimmt: error: cannot listen on {args.host}:{args.port}: {refused}", file=sys.stderr)
+        return 2
     print(f"sixnimmt dashboard: store {describe(engine)}, http://{args.host}:{args.port}/", file=sys.stderr)
     try:
         uvicorn.run(create_app(engine), host=args.host, port=args.port, log_level=args.log_level)
@@ -59,3 +65,17 @@ def one_line(exc: BaseException) -> str:
     text = str(getattr(exc, "orig", None) or exc)
     text = re.sub(r"\(Background on this error at: [^)]*\)", "", text)
     return " ".join(text.split())
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why the dashboard could not listen on ``host:port`` (a port in use, an address not of this
+    machine), or ``None``: tried before uvicorn, whose own failure is a page of log lines."""
+    try:
+        where = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = where[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind(address)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None

@@ -1,5 +1,6 @@
-"""``sixnimmt dashboard`` on a store it cannot use: one line on stderr and exit status 2, as every
-command says (no driver message over several lines, no SQLAlchemy link, no traceback)."""
+"""``sixnimmt dashboard`` on a store it cannot use or a port it cannot listen on: one line on stderr
+and exit status 2, as every command says (no driver message over several lines, no SQLAlchemy
+link, no traceback, no page of server log)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,20 @@ def test_a_server_that_refuses_the_role_is_one_line_and_exit_2(tmp_path: Path) -
     done = sixnimmt(tmp_path, "dashboard", "--port", str(free_port()), env={"SIXNIMMT_DATABASE_URL": url})
     assert done.returncode == 2, done.stderr
     assert "no_such_role_19" in _one_error_line(done.stderr)
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    import socket
+
+    from workers.store.engine import make_engine
+    from workers.store.migrate import upgrade
+
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = sixnimmt(tmp_path, "dashboard", "--port", str(port), env={"SIXNIMMT_DATABASE_URL": url})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"sixnimmt: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
