@@ -157,7 +157,8 @@ def test_ten_unauthenticated_40_mib_messages_neither_grow_the_referee_nor_slow_a
     # Every decision answered within its deadline (no bank to spend): no timeout, nothing defaulted.
     assert match.status == "finished"
     assert [(s.faults, s.defaulted) for s in match.seats] == [({}, 0)] * 4
-    assert all(s.decisions > 30 for s in match.seats)
+    # Each seat chose all of its 3 × 10 cards (and a row for each low card it played, if any).
+    assert all(s.decisions >= 3 * 10 for s in match.seats)
 
 
 def test_streams_over_the_caps_get_resource_exhausted(tmp_path: Path) -> None:
