@@ -14,9 +14,10 @@ choice (used here too) call directly. The playouts keep their own form of it, fo
 rows as arrays sorted by last card, so that a card's row is one bisection (rules 1 and 2) and
 placing it keeps the order. ``tests/test_bots_classic.py`` checks that form against
 :func:`~referee.rules.placement.placement` on random rows and cards, and whole playouts against
-the engine. Playing the playouts through the engine itself (``bot_sdk.search``) would be about
-ten times slower per simulated turn (immutable states, events, validation), so the bot would
-see a tenth of the samples in the same time.
+the engine. Playing the playouts through the engine itself (:mod:`bot_sdk.search`: a
+determinization, then ``apply`` turn by turn) measured 5.5 times slower per playout (174 µs
+against 32 µs for a four-player hand: immutable states, events, validation), so the bot would
+see a fifth of the samples in the same time; that is why it keeps its arrays.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ Open points of the rulebook and the answers here (assumptions, listed in the rul
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -403,6 +404,15 @@ class Brettspiel(Variant[BrettspielState, BrettspielConfig]):
         if cards:
             deal += chance.sample(state.action_pile, cards)
         return tuple(deal)
+
+    def chance_outcomes(self, state: BrettspielState) -> tuple[tuple[Action, float], ...] | None:
+        """A draw: each tile of the supply, or each kind in the action card pile by its count.
+        A deal is too many to list."""
+        if state.phase == DRAW:
+            pool = state.supply if state.draw == TILE else state.action_pile
+            counts = Counter(pool)
+            return tuple((item, counts[item] / len(pool)) for item in sorted(counts))
+        return super().chance_outcomes(state)
 
     def apply(
         self, state: BrettspielState, actions: Mapping[int, Action]

@@ -12,8 +12,10 @@ loop works on plain lists; see ``make bench``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations, permutations
+from math import comb, perm
 from typing import Any, ClassVar, NamedTuple
 
 from referee.rules.cards import bull_table
@@ -214,6 +216,8 @@ class Classic(Variant[ClassicState, ClassicConfig]):
     aliases: ClassVar[tuple[str, ...]] = ("6nimmt", "take6")
     config_type: ClassVar[type[Any]] = ClassicConfig
     higher_is_better: ClassVar[bool] = False
+    listed_deals: ClassVar[int] = 10_000
+    """:meth:`chance_outcomes` lists the deals when there are at most this many."""
 
     def __init__(self, config: ClassicConfig | None = None) -> None:
         super().__init__(config)
@@ -294,6 +298,79 @@ class Classic(Variant[ClassicState, ClassicConfig]):
             None,
             self._card_pending(sorted_hands),
         )
+
+    def from_view(self, view: ClassicView, hands: Sequence[Sequence[int]]) -> ClassicState:
+        """The state ``view`` was taken from, given every seat's hand: what a search needs.
+
+        ``hands[view.seat]`` must be the view's hand; the others, as many cards each, must be
+        cards the view has not seen (a determinization samples them from ``view.unseen()``). The
+        cards no hand holds are the undealt ones. The view must wait for a card or a low card's
+        row (its phase ``play`` or ``row``); the state's view for ``view.seat`` is ``view``.
+        """
+        cfg = self.config
+        phase = {"play": PLAY, "row": ROW}.get(view.phase)
+        if phase is None:
+            raise NotPendingError(
+                f"a search starts from a card or row decision, not the {view.phase!r} phase"
+            )
+        shape = (cfg.players, cfg.rows, cfg.row_capacity, cfg.hand_size, cfg.top_card, cfg.professional)
+        seen = (view.players, len(view.rows), view.row_capacity, view.hand_size, view.top_card)
+        if (*seen, view.professional) != shape:
+            raise ConfigError("the view is of a game with another config")
+        held = tuple(tuple(sorted(hand)) for hand in hands)
+        if len(held) != cfg.players or held[view.seat] != view.hand:
+            raise ConfigError(f"need {cfg.players} hands, seat {view.seat}'s being the view's {view.hand}")
+        if any(len(hand) != len(view.hand) for hand in held):
+            raise ConfigError(f"every seat holds {len(view.hand)} cards here")
+        unseen = set(view.unseen())
+        others = [c for seat, hand in enumerate(held) if seat != view.seat for c in hand]
+        if len(set(others)) != len(others) or not unseen.issuperset(others):
+            raise ConfigError("the other hands must be distinct cards the view has not seen")
+        revealed: tuple[tuple[int, int], ...] = ()
+        placed = 0
+        pending = self._card_pending(held)
+        if phase == ROW:
+            revealed = view.revealed
+            on_table = {c for part in (*view.rows, *view.piles) for c in part}
+            placed = next((i for i, (card, _) in enumerate(revealed) if card not in on_table), len(revealed))
+            if (
+                placed == len(revealed)
+                or placement(revealed[placed][0], view.rows, cfg.professional)[0] != LOW
+            ):
+                raise ConfigError("a row decision waits for a card that fits no row")
+            pending = self._row_asks[revealed[placed][1]]
+        return _new(
+            ClassicState,
+            (
+                phase,
+                view.hand_no,
+                view.turn,
+                view.rows,
+                held,
+                view.piles,
+                view.scores,
+                revealed,
+                placed,
+                None,
+                pending,
+            ),
+        )
+
+    def chance_outcomes(self, state: ClassicState) -> tuple[tuple[Action, float], ...] | None:
+        """Every distinct deal with its probability, when there are at most :attr:`listed_deals`
+        (tiny configs); else ``None``. A deal is listed once per state: the rows in order, each
+        hand ascending."""
+        if state.phase != DEAL:
+            raise NotPendingError("no chance decision is pending")
+        cfg = self.config
+        size = len(self._deck)
+        count = perm(size, cfg.rows)
+        for seat in range(cfg.players):
+            count *= comb(size - cfg.rows - seat * cfg.hand_size, cfg.hand_size)
+        if count > self.listed_deals:
+            return None
+        p = 1.0 / count
+        return tuple((deal, p) for deal in _deals(self._deck, cfg.rows, cfg.players, cfg.hand_size))
 
     def pending(self, state: ClassicState) -> tuple[Decision, ...]:
         return state.pending
@@ -652,6 +729,24 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         events.append(_new(GameEnded, (scores, outcome.ranks, _TERMINATION_NAMES[termination])))
         state = _new(ClassicState, (OVER, hand_no, turn, rows, hands, piles, scores, (), 0, outcome, ()))
         return state, tuple(events)
+
+
+def _deals(deck: tuple[int, ...], rows: int, players: int, size: int) -> Iterator[tuple[int, ...]]:
+    """Every distinct deal: ``rows`` row cards in order, then each seat's ``size`` cards ascending."""
+
+    def hands(rest: tuple[int, ...], seats: int) -> Iterator[tuple[int, ...]]:
+        if not seats:
+            yield ()
+            return
+        for hand in combinations(rest, size):
+            left = tuple(c for c in rest if c not in hand)
+            for later in hands(left, seats - 1):
+                yield hand + later
+
+    for starts in permutations(deck, rows):
+        rest = tuple(c for c in deck if c not in starts)
+        for dealt in hands(rest, players):
+            yield starts + dealt
 
 
 def _not_pending(seat: int, actions: Mapping[int, Action]) -> NotPendingError:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
 from referee.rules.chance import SeededChance
+from referee.rules.errors import NotPendingError
 
 CHANCE = -1
 """The seat number of chance (deals, draws, reshuffles)."""
@@ -206,6 +207,18 @@ class Variant(ABC, Generic[S, C]):
     @abstractmethod
     def sample_chance(self, state: S, chance: SeededChance) -> Action:
         """Draw the outcome of the pending chance decision."""
+
+    def chance_outcomes(self, state: S) -> tuple[tuple[Action, float], ...] | None:
+        """The pending chance decision's outcomes with their probabilities (they sum to 1), or
+        ``None`` when they are too many to list (a whole deal): draw one with :meth:`sample_chance`.
+
+        Each outcome is an action :meth:`apply` accepts; outcomes that make the same state (a
+        hand dealt in another order) are listed once. Raises
+        :class:`~referee.rules.errors.NotPendingError` when no chance decision is pending.
+        """
+        if not any(d.seat == CHANCE for d in self.pending(state)):
+            raise NotPendingError("no chance decision is pending")
+        return None
 
     @abstractmethod
     def view(self, state: S, seat: int) -> View:

@@ -187,6 +187,13 @@ class Junior(Variant[JuniorState, C]):
             return tuple(chance.sample(state.pile, self.config.dealt()))
         raise NotPendingError("no chance decision is pending")
 
+    def chance_outcomes(self, state: JuniorState) -> tuple[tuple[Action, float], ...] | None:
+        """A draw: every card of the pile, equally likely. The deal is too many to list."""
+        if state.phase == DRAW:
+            p = 1.0 / len(state.pile)
+            return tuple((card, p) for card in state.pile)
+        return super().chance_outcomes(state)
+
     def apply(
         self, state: JuniorState, actions: Mapping[int, Action]
     ) -> tuple[JuniorState, tuple[Event, ...]]:
