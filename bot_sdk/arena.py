@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot_sdk.bot import Bot
+from bot_sdk.bot import Bot, is_action
 from referee.rules.chance import seat_seed
 from referee.rules.core import CHANCE, Action, Outcome, Variant
 from referee.rules.transcript import Playthrough, Transcript
@@ -76,6 +76,12 @@ def play_match(
                     raise BotError(f"{labels[seat]} raised {exc!r} in match seed {seed}") from exc
                 think[seat] += clock() - start
                 decisions[seat] += 1
+                if not is_action(action):
+                    # The wire refuses it too: in-process play is then the game a remote one is.
+                    raise BotError(
+                        f"{labels[seat]} answered {action!r} to a {decision.kind.value} decision, which"
+                        f" is not an action: an int or a tuple of ints (match seed {seed})"
+                    )
                 if action not in decision.options:
                     raise BotError(
                         f"{labels[seat]} answered {action!r} to a {decision.kind.value} decision;"

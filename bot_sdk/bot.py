@@ -20,6 +20,14 @@ from referee.rules.classic import ClassicView
 from referee.rules.core import Action, DecisionKind, Event, Outcome, View
 
 
+def is_action(value: Any) -> bool:
+    """Whether ``value`` is an action: an ``int`` or a tuple of ``int`` (not a bool, an ``IntEnum``
+    or a numpy integer, which the wire refuses; return the option itself from the decision)."""
+    if type(value) is int:
+        return True
+    return type(value) is tuple and all(type(v) is int for v in value)
+
+
 class Bot:
     """The base of every bot."""
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import grpc
 
-from bot_sdk.bot import Bot
+from bot_sdk.bot import Bot, is_action
 from referee import wire
 from referee.faults import MAX_REASON_CHARS, FaultNotice, bounded
 from referee.rules.core import Action, Event
@@ -62,12 +62,6 @@ class RunSummary:
     """The faults the referee told this connection of (the latest 100)."""
     goodbye: str = ""
     results: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _valid_action(value: Any) -> bool:
-    if type(value) is int:
-        return True
-    return type(value) is tuple and all(type(v) is int for v in value)
 
 
 def run(
@@ -169,7 +163,7 @@ def _handle(
                     # The referee records it as the seat's EXCEPTION fault, with this as the reason.
                     out.error = exception_report(exc)
             summary.decisions += 1
-            if action is not None and _valid_action(action):
+            if action is not None and is_action(action):
                 wire.action_to_wire(action, out.action)
             elif action is not None:
                 summary.errors += 1

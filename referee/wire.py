@@ -25,7 +25,7 @@ from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
 
 from referee.faults import FaultKind, FaultNotice
-from referee.rules import brettspiel_view, junior, junior_deck
+from referee.rules import anniversary_view, brettspiel_view, junior, junior_deck
 from referee.rules.board import Board, load_board
 from referee.rules.classic import (
     CardPlaced,
@@ -943,5 +943,23 @@ register(
                 "hand_sizes": Special(_hand_sizes_to_wire, _hand_sizes_from_wire, ("hand_sizes",)),
             }
         },
+    )
+)
+
+
+# The 6 nimmt! 25th-anniversary variant: everything maps by name (a (card, seat) pair is a
+# ClassicPlay, the card being placed one that is absent while cards are chosen). The seats asked
+# in one step share the table, built once and copied as classic's.
+a = anniversary_view
+register(
+    Codec(
+        ("anniversary",),
+        "anniversary",
+        a.AnniversaryView,
+        (a.RoundDealt, a.CardsRevealed, a.SpecialPlayed, a.CardShifted, a.RowChosen, a.CardPlaced,
+         a.BlocksRemoved, a.CardsSetAside, a.SpecialSwapped, a.SpecialsReshuffled, a.SpecialDrawn,
+         a.RoundScored, a.GameEnded),
+        shared=("players", "rows", "blocked", "sevens", "piles", "set_aside", "discard", "scores",
+                "row_capacity", "hand_size", "max_rows", "specials_per_turn", "top_card"),
     )
 )

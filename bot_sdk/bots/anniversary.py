@@ -111,6 +111,8 @@ class HeuristicBot(AnniversaryBot):
         if positive:
             return max(positive, key=lambda o: (bull_heads(o[1]), o[1]))
         for kind in self.swapped_kinds:
-            if (SWAP, kind) in options:
-                return (SWAP, kind)
+            # The option itself, not ``(SWAP, kind)``: an action holds plain ints, never a Special.
+            swap = next((o for o in options if o == (SWAP, kind)), None)
+            if swap is not None:
+                return swap
         return PASS

@@ -1,19 +1,26 @@
 """Anniversary reference bots: legal in every decision, the heuristic spends special cards to avoid
-takes and beats random play; over gRPC the variant is refused in one line until its wire codec exists."""
+takes and beats random play; their actions are plain ints, so they play the same over gRPC
+(``test_wire.py``)."""
 
 from __future__ import annotations
 
+import json
 import statistics
+from enum import IntEnum
 from pathlib import Path
 
+import pytest
 from annkit import step
 from testkit import sixnimmt
 
-from bot_sdk.arena import play_match
+from bot_sdk.arena import BotError, play_match
+from bot_sdk.bot import is_action
 from bot_sdk.bots.anniversary import HeuristicBot, RandomBot, cost_after
 from bot_sdk.loader import load_bot
 from referee.rules.anniversary import SPECIAL, TAKE, Anniversary, AnniversaryConfig, Special
 from referee.rules.anniversary_cards import Table
+from referee.rules.core import CHANCE
+from referee.rules.transcript import Playthrough
 
 FULL = (10, 11, 12, 13, 14)
 
@@ -87,20 +94,54 @@ def test_cost_after_simulates_each_special_card() -> None:
     assert cost_after(table, 5, (), 5) == 3, "a low card takes the cheapest row: the 50"
 
 
-def test_bot_play_over_grpc_is_refused_in_one_line(tmp_path: Path) -> None:
+def test_the_heuristic_swaps_with_the_option_itself_never_a_special() -> None:
+    """An action is ints: ``(0, Special.BLOCK)`` equals the option but the wire refuses it."""
+    variant = Anniversary(AnniversaryConfig(players=2))
+    state = variant.position(rows=[FULL, (50,)], hands=[(15, 1), (60, 2)], specials=[(Special.BLOCK,), ()])
+    state, _ = step(variant, state, {0: 15, 1: 60})
+    while state.phase == SPECIAL:
+        state, _ = step(variant, state, {state.pending[0].seat: ()})
+    assert state.phase == TAKE
+    action = decide(HeuristicBot, variant, state)
+    assert action == (0, 7) and is_action(action) and all(type(v) is int for v in action)
+
+
+def test_every_option_the_engine_offers_and_every_answer_of_the_bots_is_plain_ints() -> None:
+    """The arena refuses any other action (as the wire does), so whole games prove the bots'."""
+    variant = Anniversary(AnniversaryConfig(players=4, specials_per_turn=2, reshuffle_specials=True))
+    for seed in range(4):
+        play_match(variant, [HeuristicBot, RandomBot, HeuristicBot, RandomBot], seed)
+    game = Playthrough(variant, 5)
+    while pending := game.pending():
+        if pending[0].seat == CHANCE:
+            game.resolve_chance()
+            continue
+        assert all(is_action(option) for decision in pending for option in decision.options)
+        game.apply({d.seat: d.options[-1] for d in pending})
+
+
+def test_the_arena_refuses_an_action_that_is_not_plain_ints() -> None:
+    class Enumerated(HeuristicBot):
+        def choose_card(self, view):  # type: ignore[no-untyped-def]
+            return IntEnum("Card", {"C": super().choose_card(view)}).C
+
+    variant = Anniversary(AnniversaryConfig(players=2))
+    with pytest.raises(BotError, match="not an action"):
+        play_match(variant, [Enumerated, RandomBot], 1)
+
+
+def test_bot_play_runs_anniversary_games_over_grpc(tmp_path: Path) -> None:
     result = sixnimmt(
-        tmp_path,
-        "bot",
-        "play",
-        "heuristic",
-        "--variant",
-        "anniversary",
-        "--against",
-        "random",
-        "--games",
-        "1",
-    )
-    assert result.returncode == 2
-    assert "Traceback" not in result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.startswith("sixnimmt: error:")]
-    assert len(lines) == 1 and "anniversary" in lines[0] and "wire codec" in lines[0], result.stderr
+        tmp_path, "bot", "play", "heuristic", "--variant", "anniversary", "--against", "random,random",
+        "--games", "3", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "not an action" not in result.stderr
+    data = json.loads(result.stdout)
+    assert data["variant"] == "anniversary" and data["games"] == 3
+    entrants = {e["name"]: e for e in data["entrants"]}
+    assert set(entrants) == {"heuristic", "random", "random#2"}
+    for entrant in entrants.values():
+        assert entrant["games"] == 3 and entrant["faults"] == {} and entrant["defaulted"] == 0
+        assert entrant["decisions"] >= 3 * 24 and entrant["exit_code"] == 0
+    assert entrants["heuristic"]["mean_score"] < entrants["random"]["mean_score"]

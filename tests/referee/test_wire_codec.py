@@ -12,7 +12,7 @@ import pytest
 from wire_golden import GAMES, GOLDEN, Game, digests, messages
 
 from referee import wire
-from referee.rules import classic, make_variant
+from referee.rules import DecisionKind, classic, make_variant
 from sixnimmt.v1 import game_pb2
 
 REWRITE = "If the change to the wire is intended, run `.venv/bin/python tests/referee/wire_golden.py`."
@@ -177,3 +177,40 @@ def test_each_variant_has_one_codec_and_a_view_of_another_type_is_refused() -> N
     view = game.view(game.initial_state(), 0)
     with pytest.raises(wire.WireError, match="no wire form for JuniorView as ClassicView"):
         wire.codec("classic").view_to_wire(view, game_pb2.DecisionRequest())
+
+
+# -- the anniversary variant ------------------------------------------------------------------
+
+
+def test_an_anniversary_view_keeps_its_flags_and_the_card_being_placed() -> None:
+    """Blocked and 7 nimmt! rows, the card being placed (absent while cards are chosen) and a
+    compound special-card decision come back as they went."""
+    from referee.rules.anniversary import Anniversary, AnniversaryConfig
+
+    game = Anniversary(AnniversaryConfig(players=3))
+    state = game.position(
+        [(10, 11, 12, 13, 14, 15), (30,), (50, 51), (70,)],
+        [(16, 40), (20, 60), (2, 90)],
+        [(1, 7), (3, 6), (2, 5)],
+        sevens=(True, False, False, False),
+        blocked=(False, False, True, False),
+    )
+    choosing = game.view(state, 1)
+    assert choosing.placing is None
+    state, _ = game.apply(state, {0: 16, 1: 60, 2: 2})
+    (decision,) = game.pending(state)
+    placing = game.view(state, decision.seat)
+    assert placing.placing is not None and placing.phase == "special"
+    assert decision.kind is DecisionKind.ACTION_CARD
+    for view in (choosing, placing):
+        assert view.decision is not None
+        out = game_pb2.DecisionRequest()
+        wire.request_to_wire(1, "m", "anniversary", view.decision, view, 2000, 0, out)
+        parsed = game_pb2.DecisionRequest.FromString(out.SerializeToString())
+        assert parsed.WhichOneof("view") == "anniversary"
+        assert wire.decision_from_wire(parsed) == view.decision
+        back = wire.view_from_wire(parsed)
+        assert back == view
+        assert back.sevens == (True, False, False, False)  # type: ignore[attr-defined]
+        assert back.blocked == (False, False, True, False)  # type: ignore[attr-defined]
+    assert placing.placing is not None and wire.view_from_wire(parsed).placing == placing.placing  # type: ignore[attr-defined]

@@ -3,7 +3,8 @@ sends them, digested by kind of message into ``wire_golden.json``.
 
 The file was written by the hand-written codecs that ``referee.wire`` held before its generic codec
 (commit 2c6b8e5), so ``test_wire_codec.py`` holds the generic codec to their exact bytes: other
-clients and the independent referee read these bytes. Rewrite the file only after a change meant to
+clients and the independent referee read these bytes. The anniversary games, whose messages came
+later, were written by the generic codec. Rewrite the file only after a change meant to
 alter the wire (a new field, a new game), and review the diff:
 
     .venv/bin/python tests/referee/wire_golden.py
@@ -36,6 +37,11 @@ SCARCE_ACTION_CARDS = {
 }  # fmt: skip
 """A deck small enough to run out, so that the discard pile is reshuffled."""
 SCARCE_LUCK_CARDS = {"plus_points_cards": 1, "positive_oxen_cards": 2}
+ONE_SPECIAL_OF_EACH = {
+    "fifth_row_cards": 1, "seven_nimmt_cards": 1, "insert_cards": 1, "replace_cards": 1, "shift_cards": 1,
+    "negative_positive_cards": 1, "block_cards": 1,
+}  # fmt: skip
+"""Seven special cards: the deck runs out, so the face-up ones are reshuffled."""
 
 
 def _inline_deck() -> dict[str, Any]:
@@ -84,6 +90,14 @@ GAMES: tuple[Game, ...] = (
     Game("board-pro-luck", "board", {"players": 6, "pro": True, "luck": True}, 7),
     Game("board-scarce", "board", {"players": 4, "pro": True, "luck": True, **SCARCE_ACTION_CARDS}, 1),
     Game("board-own-layout", "board", {}, 8, _own_board),
+    Game("anniversary-4p", "anniversary", {"players": 4}, 1),
+    Game("anniversary-2p", "anniversary", {"players": 2}, 2),
+    Game("anniversary-8p", "anniversary", {"players": 8, "hand_size": 10}, 3),
+    Game("anniversary-reshuffle", "anniversary",
+         {"players": 3, "specials_each": 2, "reshuffle_specials": True, **ONE_SPECIAL_OF_EACH}, 1),
+    Game("anniversary-options", "anniversary",
+         {"players": 5, "rounds": 3, "specials_per_turn": 2, "keep_specials": True,
+          "fifth_row_end": "next_take", "block_end": "turn", "positive_row_first": False}, 5),
 )  # fmt: skip
 """The golden games: random legal play from a seed (chance from ``SeededChance(seed)``, each seat's
 choice from ``random.Random(seed)`` in seat order)."""
