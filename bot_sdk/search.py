@@ -121,12 +121,16 @@ class ClassicSearch(Search[ClassicState]):
         without one, the game is taken to end with the view's hand, its numbers read from the view.
         """
         if config is None:
+            # A full deal of the cards in play is the Tactics option (whose deck may be smaller
+            # than the smallest deck option); either way the cards run 1 … view.top_card.
+            full = view.players * view.hand_size + len(view.rows) == view.top_card
             config = ClassicConfig(
                 players=view.players,
                 hand_size=view.hand_size,
                 rows=len(view.rows),
                 row_capacity=view.row_capacity,
-                deck=view.top_card,
+                deck=max(view.top_card, 104) if full else view.top_card,
+                tactics=full,
                 professional=view.professional,
                 target=None,
                 hands=view.hand_no,

@@ -44,20 +44,19 @@ def ascending_run(card: int, rows: Sequence[Sequence[int]]) -> tuple[int, int]:
 
     A row whose last card is 0 or less takes no card (the board game's stopped or empty rows).
     """
-    best = LOW
     highest = 0
+    found = None
     limit = _FAR
-    index = 0
     for row in rows:
         last = row[-1]
         if last < card:
             if last > highest:
                 highest = last
-                best = index
+                found = row
         elif last < limit:
             limit = last
-        index += 1  # noqa: SIM113 -- a counter is cheaper than enumerate's tuples
-    return best, limit
+    # The row is found by identity first; no two rows are equal (every card exists once).
+    return (LOW if found is None else rows.index(found)), limit
 
 
 def ascending_row(card: int, lasts: Sequence[int]) -> int:

@@ -126,6 +126,23 @@ def test_a_search_without_the_config_ends_with_the_views_hand(config: ClassicCon
         assert node.hand_no == view.hand_no
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"players": 2, "hand_size": 1, "rows": 1, "tactics": True},  # cards 1 … 3: below the smallest deck
+        {"players": 4, "tactics": True},
+        {"players": 3, "deck": 60, "professional": True},
+    ],
+)
+def test_a_search_reads_the_cards_in_play_from_the_view(options: dict[str, Any]) -> None:
+    variant = Classic(ClassicConfig(**options, hands=1, target=None))
+    state = next(before for before, _, _ in steps(variant, 2) if before.phase == 1)
+    view = variant.view(state, 1)
+    search = ClassicSearch.of(view)
+    assert search.variant.config.top_card == variant.config.top_card
+    assert search.view(search.determinize(view, random.Random(3)), 1) == view
+
+
 def test_a_search_with_the_games_config_deals_the_next_hand() -> None:
     variant = Classic(ClassicConfig(players=3, hands=2, target=None))
     state = next(before for before, _, _ in steps(variant, 4) if before.phase == 1)
