@@ -21,7 +21,7 @@ import grpc
 import pytest
 from refkit import Processes
 
-from bot_sdk.remote import MatchPlan, RefereeClient
+from arena.remote import MatchPlan, RefereeClient
 from sixnimmt.v1 import referee_pb2
 
 PLAY = "/sixnimmt.v1.Referee/Play"
@@ -161,6 +161,24 @@ def test_ten_unauthenticated_40_mib_messages_neither_grow_the_referee_nor_slow_a
     assert all(s.decisions >= 3 * 10 for s in match.seats)
 
 
+def welcomed(address: str, first: bytes, timeout: float = 30) -> OpenStream:
+    """A stream sending ``first`` once the referee has welcomed it.
+
+    A slot of a stream the client just closed frees when the referee hears of the cancellation,
+    which is asynchronous: a stream refused with RESOURCE_EXHAUSTED before that is tried again.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        stream = OpenStream(address, first)
+        until(lambda s=stream: s.received > 0 or s.status is not None, timeout)
+        if stream.received > 0:
+            return stream
+        stream.close()
+        assert stream.status == grpc.StatusCode.RESOURCE_EXHAUSTED, stream.status
+        assert time.monotonic() < deadline, "the referee never freed the closed stream's slot"
+        time.sleep(0.1)
+
+
 def test_streams_over_the_caps_get_resource_exhausted(tmp_path: Path) -> None:
     with referee_process(tmp_path, max_hello_streams="3", max_streams="4", hello_ms="60000") as (_, client):
         _, tokens = client.create_matches(
@@ -173,11 +191,9 @@ def test_streams_over_the_caps_get_resource_exhausted(tmp_path: Path) -> None:
             # A fourth stream before Hello is one too many; after a Hello it would be let in.
             assert send_first(client.address, hello(tokens["a"])) == grpc.StatusCode.RESOURCE_EXHAUSTED
             streams.pop().close()
-            streams.append(OpenStream(client.address, hello(tokens["a"])))
-            until(lambda: streams[-1].received > 0)  # welcomed: it no longer waits for Hello
+            streams.append(welcomed(client.address, hello(tokens["a"])))  # it no longer waits for Hello
             assert send_first(client.address, hello("not-a-token")) == grpc.StatusCode.UNAUTHENTICATED
-            streams.append(OpenStream(client.address, hello(tokens["b"])))
-            until(lambda: streams[-1].received > 0)
+            streams.append(welcomed(client.address, hello(tokens["b"])))
             # Four streams now (two waiting for Hello, two playing): the cap on all streams.
             assert send_first(client.address, hello(tokens["b"])) == grpc.StatusCode.RESOURCE_EXHAUSTED
             assert [s.status for s in streams] == [None] * 4
