@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from referee.rules.anniversary_cards import Special
 from referee.rules.cards import bull_table
 from referee.rules.core import CHANCE, Action, Event, Variant, event_to_json
 from referee.rules.errors import TranscriptError
@@ -20,6 +21,20 @@ from referee.rules.transcript import Transcript, replay_states
 
 HIDDEN = ("hand", "screen")
 """The view fields that hold a seat's secret cards or tiles (classic and junior; Brettspiel)."""
+
+BULL_HEADS = {"classic": "top_card", "anniversary": "deck"}
+"""The card games with bull heads on their cards, and the config field of their highest card."""
+
+SPECIALS = {
+    Special.FIFTH_ROW: "5th Row",
+    Special.SEVEN_NIMMT: "7 nimmt!",
+    Special.INSERT: "Insert",
+    Special.REPLACE: "Replace",
+    Special.SHIFT: "Shift",
+    Special.NEGATIVE_POSITIVE: "Negative = Positive",
+    Special.BLOCK: "Block",
+}
+"""The anniversary variant's special cards by kind, as the edition names them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +61,12 @@ class Replay:
         state = self.states[step]
         events = self.events[step - 1] if step else ()
         frame: dict[str, Any] = {
+            "variant": self.variant.name,
             "step": step,
             "steps": self.steps,
             "seat": seat,
             "events": [event_to_json(e) for e in events],
-            "lines": [describe(e, names) for e in events],
+            "lines": describe_all(events, names),
         }
         if seat is None:
             actions = self.transcript.steps[step - 1] if step else ()
@@ -66,10 +82,11 @@ class Replay:
         return frame
 
     def bulls(self) -> tuple[int, ...] | None:
-        """Bull heads by card number for the card games with bull heads (classic), else None."""
-        if self.variant.name != "classic":
+        """Bull heads by card number for the card games with bull heads (classic, anniversary), else None."""
+        top = BULL_HEADS.get(self.variant.name)
+        if top is None:
             return None
-        return bull_table(int(self.variant.config.top_card))
+        return bull_table(int(getattr(self.variant.config, top)))
 
 
 def load(body: str) -> Replay:
@@ -96,12 +113,46 @@ def _cards(cards: Sequence[int]) -> str:
     return " ".join(str(c) for c in cards)
 
 
-def describe(event: Event, names: Sequence[str]) -> str:
-    """One line of plain text for an event, with seat names (the page escapes it)."""
-    kind = type(event).__name__
-    fields = event._asdict()
+def special_name(kind: int) -> str:
+    """An anniversary special card's name (its kind as a number)."""
+    try:
+        return SPECIALS[Special(kind)]
+    except ValueError:
+        return f"special card {kind}"
+
+
+def describe_all(events: Sequence[Event], names: Sequence[str]) -> list[str]:
+    """One line for each of a step's events; a card placed after a special card says what it did."""
+    lines = []
+    special: int | None = None
+    for event in events:
+        lines.append(describe(event, names, special))
+        kind = type(event).__name__
+        if kind == "SpecialPlayed":
+            special = event._asdict()["kind"]
+        elif kind == "CardPlaced":
+            special = None
+    return lines
+
+
+def describe(event: Event, names: Sequence[str], special: int | None = None) -> str:
+    """One line of plain text for an event, with seat names (the page escapes it).
+
+    ``special``: the special card played just before this event (the anniversary variant), which
+    tells a 5th row, an inserted card or a 7 nimmt! from a card placed by the rules.
+    """
+    return describe_fields(type(event).__name__, event_to_json(event), names, special)
+
+
+def describe_fields(
+    kind: str, fields: dict[str, Any], names: Sequence[str], special: int | None = None
+) -> str:
+    """:func:`describe` of an event given as its type's name and its JSON form (:func:`event_to_json`)."""
     seat = fields.get("seat")
     who = _name(names, seat) if isinstance(seat, int) else ""
+    line = _anniversary_line(kind, fields, who, names, special)
+    if line is not None:
+        return line
     if kind == "HandDealt":
         rows = " | ".join(_cards(r) for r in fields["rows"])
         return f"Hand {fields['hand']} dealt; the rows start with {rows}"
@@ -130,8 +181,74 @@ def describe(event: Event, names: Sequence[str]) -> str:
             for s, (score, rank) in enumerate(zip(fields["scores"], fields["ranks"], strict=True))
         )
         return f"Game over ({str(fields['termination']).replace('_', ' ')}): {parts}"
-    body = ", ".join(f"{k}={_text(v)}" for k, v in event_to_json(event).items() if k not in ("type", "seat"))
+    body = ", ".join(f"{k}={_text(v)}" for k, v in fields.items() if k not in ("type", "seat"))
     return f"{who + ': ' if who else ''}{kind} {body}".strip()
+
+
+def _anniversary_line(
+    kind: str, fields: dict[str, Any], who: str, names: Sequence[str], special: int | None
+) -> str | None:
+    """The line of an anniversary event (None for the events it shares with classic)."""
+    if kind == "RoundDealt":
+        rows = " | ".join(_cards(r) for r in fields["rows"])
+        counts = fields["specials"]
+        if len(set(counts)) == 1:
+            held = f"each seat holds {counts[0]} special cards"
+        else:
+            held = f"special cards held: {_cards(counts)}"
+        return f"Round {fields['round']} dealt; the rows start with {rows}; {held}"
+    if kind == "SpecialPlayed":
+        targets = fields["targets"]
+        what = special_name(fields["kind"])
+        if fields["kind"] in (Special.INSERT, Special.BLOCK):
+            return f"{who} plays {what} on row {targets[0] + 1}"
+        if fields["kind"] == Special.REPLACE:
+            return f"{who} plays {what}: {targets[0]} from the hand instead"
+        if fields["kind"] == Special.SHIFT:
+            return f"{who} plays {what}: {targets[0]} moves to row {targets[1] + 1}"
+        if fields["kind"] == Special.NEGATIVE_POSITIVE:
+            return f"{who} plays {what} on the taken {targets[0]}"
+        return f"{who} plays {what}"
+    if kind == "CardShifted":
+        return (
+            f"{fields['card']} moves from row {fields['from_row'] + 1} to place {fields['position'] + 1}"
+            f" of row {fields['row'] + 1}"
+        )
+    if kind == "CardPlaced" and "position" in fields:
+        card, row = fields["card"], fields["row"] + 1
+        if fields["taken"]:
+            closed = "; the row leaves the table" if fields["closed"] else ""
+            taken = _cards(fields["taken"])
+            return f"{who}'s {card} takes row {row} ({taken}): {fields['bulls']} bull heads{closed}"
+        if special == Special.FIFTH_ROW:
+            return f"{who}'s {card} starts a new row {row} (5th Row)"
+        if special == Special.SEVEN_NIMMT:
+            return f"{who}'s {card} goes sixth into row {row}, the 7 nimmt! card seventh"
+        if special == Special.INSERT:
+            return f"{who}'s {card} is inserted into row {row} at place {fields['position'] + 1}"
+        return f"{who}'s {card} goes to row {row}"
+    if kind == "BlocksRemoved":
+        rows = ", ".join(str(r + 1) for r in fields["rows"])
+        many = len(fields["rows"]) != 1
+        return f"A row was taken: the Block card{'s leave rows' if many else ' leaves row'} {rows}"
+    if kind == "CardsSetAside":
+        return (
+            f"{who}'s Negative = Positive on {fields['card']}: {_cards(fields['cards'])} set aside,"
+            f" {fields['bulls']} bull heads fewer"
+        )
+    if kind == "SpecialSwapped":
+        return f"{who} swaps a {special_name(fields['kind'])} card for the special deck's top card"
+    if kind == "SpecialDrawn":
+        return f"{who} draws a special card"
+    if kind == "SpecialsReshuffled":
+        return f"The special deck ran out: {fields['cards']} face-up special cards shuffled into a new one"
+    if kind == "RoundScored":
+        parts = ", ".join(
+            f"{_name(names, s)} +{b} ({t})"
+            for s, (b, t) in enumerate(zip(fields["bulls"], fields["totals"], strict=True))
+        )
+        return f"Round {fields['round']} scored: {parts}"
+    return None
 
 
 def _text(value: Any) -> str:
@@ -177,17 +294,80 @@ def board(frame: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
                 | {"bulls": event["bulls"]}
             )
     shown = {"rows", "scores", "piles", "collected", "players", "seat", "decision", *HIDDEN}
-    return {
+    laid: dict[str, Any] = {
         "rows": public.get("rows", []),
+        "marks": None,
         "phase": public.get("phase"),
-        "hand_no": public.get("hand_no", public.get("round")),
+        "hand_no": public.get("hand_no", public.get("round_no", public.get("round"))),
+        "round": "Round" if "round_no" in public else "Hand",
         "turn": public.get("turn"),
         "panels": panels,
         "played": played,
         "penalties": penalties,
         "decision": None if omniscient else frame["view"].get("decision"),
-        "extra": {k: _text(v) for k, v in public.items() if k not in shown and v not in (None, [], {})},
+        "specials": None,
     }
+    if frame.get("variant") == "anniversary":
+        shown |= _anniversary(laid, frame, views, names)
+    laid["extra"] = {k: _text(v) for k, v in public.items() if k not in shown and v not in (None, [], {})}
+    return laid
+
+
+def _special(kind: int) -> dict[str, Any]:
+    return {"kind": kind, "name": special_name(kind)}
+
+
+def _anniversary(laid: dict[str, Any], frame: dict[str, Any], views: list[dict[str, Any]],
+                 names: Sequence[str]) -> set[str]:  # fmt: skip
+    """The anniversary variant's part of the page: each row's Block and 7 nimmt! cards, each seat's
+    special cards (its own; the others' as a count), the special cards played, swapped and drawn
+    this step, the cards Negative = Positive set aside, the special deck and its face-up pile.
+    Returns the view fields it shows."""
+    public = views[0]
+    omniscient = frame["seat"] is None
+    blocked, sevens = public.get("blocked", []), public.get("sevens", [])
+    laid["marks"] = [
+        {"blocked": bool(blocked[r]) if r < len(blocked) else False,
+         "seven": bool(sevens[r]) if r < len(sevens) else False}
+        for r in range(len(laid["rows"]))
+    ]  # fmt: skip
+    counts = public.get("special_counts", [])
+    played_now = public.get("played", [])
+    for panel in laid["panels"]:
+        seat = panel["seat"]
+        own = views[seat] if omniscient else (frame["view"] if seat == frame["seat"] else None)
+        panel["specials"] = None if own is None else [_special(k) for k in own.get("specials", [])]
+        panel["special_count"] = counts[seat] if seat < len(counts) else 0
+        panel["played_now"] = played_now[seat] if seat < len(played_now) else 0
+    placing = public.get("placing")
+    specials: dict[str, Any] = {
+        "placing": None
+        if not placing
+        else {"card": placing[0], "seat": placing[1], "name": _name(names, placing[1])},
+        "taken": list(public.get("taken", [])),
+        "set_aside": list(public.get("set_aside", [])),
+        "discard": [_special(k) for k in public.get("discard", [])],
+        "deck_size": public.get("deck_size", 0),
+        "played": [],
+        "set_asides": [],
+    }
+    for event in frame["events"]:
+        seat = event.get("seat")
+        who = _name(names, seat) if isinstance(seat, int) else ""
+        if event["type"] == "SpecialPlayed":
+            line = describe_fields("SpecialPlayed", event, names)
+            specials["played"].append(_special(event["kind"]) | {"name_of": who, "what": line})
+        elif event["type"] == "SpecialSwapped":
+            specials["played"].append(
+                _special(event["kind"]) | {"name_of": who, "what": f"{who} swaps it for the deck's top card"}
+            )
+        elif event["type"] == "CardsSetAside":
+            specials["set_asides"].append(
+                {"name": who, "card": event["card"], "cards": event["cards"], "bulls": event["bulls"]}
+            )
+    laid["specials"] = specials
+    return {"blocked", "sevens", "special_counts", "specials", "played", "placing", "taken", "set_aside",
+            "discard", "deck_size", "round_no", "turn", "phase", "revealed"}  # fmt: skip
 
 
 def _per_seat(value: Any, players: int) -> bool:

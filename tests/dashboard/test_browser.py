@@ -329,3 +329,59 @@ def test_the_live_view_follows_a_running_league(watched: Watched, tmp_path: Path
         assert page.locator("#live-finished tbody tr").count() == blocks
         assert "6/6 blocks done" in page.locator("#live-leagues").inner_text()
         watched.shot("live-done")
+
+
+def test_the_anniversary_replay_shows_its_special_cards(watched: Watched, tmp_path: Path) -> None:
+    """A real anniversary league's replay: rows with their Block and 7 nimmt! cards, the special
+    cards played, swapped and set aside, each seat's special cards (the others' face down)."""
+    url = f"sqlite:///{tmp_path / 'jubilee.db'}"
+    writer = make_engine(url)
+    upgrade(writer)
+    league = leagues.create(
+        writer, "jubilee", ["random*2", "heuristic"], variant="anniversary", table_size=3, deals=1, seed=4
+    )
+    # A fixed seat key (a league draws its own): the bots' seeds, so the games, are the same each run.
+    with writer.begin() as conn:
+        conn.execute(update(leagues_table).where(leagues_table.c.id == league.id).values(seat_key=b"j" * 32))
+    league = repo.find_league(writer, "jubilee")
+    assert leagues.run_local(writer, league, processes=1) == {"stored": 1}  # one block, three matches
+    writer.dispose()
+    page = watched.page
+    with dashboard_server(url) as base:
+        found: dict[str, tuple[int, int]] = {}
+        for match_id in (1, 2, 3):
+            frames = json.loads(page.request.get(f"{base}/api/matches/{match_id}/replay").text())["frames"]
+            for frame in frames:
+                table, types = frame["seats"][0], {e["type"] for e in frame["events"]}
+                for key, there in (
+                    ("blocked", any(table["blocked"])),
+                    ("seven", any(table["sevens"])),
+                    ("swap", "SpecialSwapped" in types),
+                    ("set_aside", "CardsSetAside" in types),
+                ):
+                    if there:
+                        found.setdefault(key, (match_id, frame["step"]))
+        assert set(found) == {"blocked", "seven", "swap", "set_aside"}, found
+        match_id, step = found["seven"]
+        page.goto(f"{base}/matches/{match_id}?step={step}")
+        assert page.locator("#rows .row.seven [data-special='2']").count() >= 1
+        assert page.locator("#specials").is_visible()
+        assert "Special deck:" in page.locator("#specials").inner_text()
+        assert page.locator("#rows .card i").count() > 0, "the cards show their bull heads"
+        watched.shot("replay-anniversary-seven")
+        match_id, step = found["blocked"]
+        page.goto(f"{base}/matches/{match_id}?step={step}")
+        assert page.locator("#rows .row.blocked [data-special='7']").count() >= 1
+        watched.shot("replay-anniversary")
+        match_id, step = found["set_aside"]
+        page.goto(f"{base}/matches/{match_id}?step={step}")
+        assert "Negative = Positive" in page.locator("#specials").inner_text()
+        assert "bull heads fewer" in page.locator("#events").inner_text()
+        watched.shot("replay-anniversary-set-aside")
+        page.get_by_role("link", name="seat 1:").click()
+        page.wait_for_url("**seat=1")
+        assert page.locator(".panel .special-hand .hidden-hand").count() == 2
+        assert page.locator(".panel.me .special-hand .hidden-hand").count() == 0
+        match_id, step = found["swap"]
+        page.goto(f"{base}/matches/{match_id}?step={step}")
+        assert "swaps" in page.locator("#specials").inner_text()
