@@ -59,3 +59,16 @@ def test_a_league_of_sandboxed_anniversary_bots_plays_to_its_standings(tmp_path:
     assert not any(status["faults"].values()) and not status["errors"], status
     listed = json.loads(sixnimmt(tmp_path, "bot", "list", "--json").stdout)
     assert {row["name"] for row in listed} == {"anniversary/random", "anniversary/heuristic", "low"}
+
+
+def test_sixnimmt_variants_lists_the_anniversary_with_its_options(tmp_path: Path) -> None:
+    listed = sixnimmt(tmp_path, "variants", "--json")
+    assert listed.returncode == 0, listed.stderr
+    (entry,) = [v for v in json.loads(listed.stdout) if v["name"] == "anniversary"]
+    assert entry["aliases"] == ["25th-anniversary", "jubilaeum"] and entry["higher_is_better"] is False
+    options = {o["name"]: o for o in entry["options"]}
+    assert (options["players"]["min"], options["players"]["max"], options["rounds"]["default"]) == (2, 8, 2)
+    for name in ("specials_each", "block_cards", "specials_per_turn", "swap", "block_end", "keep_specials"):
+        assert name in options, name
+    text = sixnimmt(tmp_path, "variants").stdout
+    assert "anniversary" in text and "negative_positive_cards" in text
