@@ -22,6 +22,7 @@ GAMES: dict[str, tuple[str, dict[str, Any], int]] = {
     "classic.p4": ("classic", {"players": 4}, 12),
     "junior.experts.p4": ("junior-experts", {"players": 4}, 12),
     "board.pro.p4": ("board", {"players": 4, "pro": True, "luck": True}, 6),
+    "anniversary.p4": ("anniversary", {"players": 4}, 12),
 }
 """Bench name → (variant, config, games)."""
 
