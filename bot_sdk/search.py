@@ -94,11 +94,15 @@ class Search(Generic[S]):
         return self.variant.outcome(state)
 
     def scores(self, state: S) -> tuple[int, ...]:
-        """Each seat's score so far (final once the game is over)."""
+        """Each seat's score: the outcome's once the game is over, before that the running scores
+        every view shows (classic's bull heads, Junior's cards collected, the board game's points)."""
         outcome = self.variant.outcome(state)
         if outcome is not None:
             return outcome.scores
-        return tuple(state.scores)  # type: ignore[attr-defined]
+        running = getattr(state, "scores", None)
+        if running is None:
+            running = self.variant.view(state, 0).scores  # type: ignore[attr-defined]
+        return tuple(running)
 
     def view(self, state: S, seat: int) -> Any:
         """What ``seat`` would see in ``state`` (the view its bot would get)."""

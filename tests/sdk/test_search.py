@@ -227,6 +227,8 @@ def test_listed_chance_outcomes_are_legal_distinct_and_sum_to_one(
         drawn = search.apply(state, {CHANCE: search.sample_chance(state, random.Random(seed))})
         assert drawn in nexts, "the engine's own draw is one of them"
     assert listed, "these games have chance outcomes to list"
+    assert search.scores(game.initial_state()) == (0,) * game.players
+    assert search.scores(state) == game.view(state, 0).scores
 
 
 def test_listed_probabilities_are_the_engines_frequencies() -> None:
