@@ -23,6 +23,7 @@ RUN python -m venv /opt/venv
 COPY pyproject.toml README.md ./
 COPY referee ./referee
 COPY bot_sdk ./bot_sdk
+COPY arena ./arena
 COPY workers ./workers
 COPY dashboard ./dashboard
 COPY sixnimmt ./sixnimmt

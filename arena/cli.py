@@ -1,34 +1,60 @@
-"""``sixnimmt bot …``: play, check and run bots as separate processes under a real referee."""
+"""The platform's commands: ``sixnimmt arena``, ``sixnimmt bot play`` and ``sixnimmt bot check``.
+
+Registered through the ``sixnimmt.commands`` entry point, as the league's and the referee's are:
+the SDK's root (:mod:`bot_sdk.cli`) makes the ``bot`` group with ``bot run`` and never imports
+this module. Every command here plays under a real referee (``sixnimmt referee serve`` in its
+own process, every bot its own process), or, for ``arena --in-process``, on a local pool.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arena.conformance import check
+from arena.remote import MatchPlan, RemoteError, RemoteRun, play_remote
+from arena.tournament import LOCAL_SEAT_KEY, plan_round_robin, run_tournament, unique_names
+from bot_sdk import cli as sdk_cli
 from bot_sdk import tables
-from bot_sdk.conformance import check
 from bot_sdk.loader import load_bot, spec_label
 from bot_sdk.progress import progress_bar
-from bot_sdk.remote import MatchPlan, RemoteRun, play_remote
-from bot_sdk.tournament import LOCAL_SEAT_KEY, derive_seed, t_interval, unique_names
+from bot_sdk.stats import derive_seed, t_interval
 from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
 
-BOT_COMMANDS: Any = None
-"""The ``bot`` group's subparsers, so that plugins (the league's ``bot submit``) can join it."""
+Command = Callable[[argparse.Namespace], int]
 
 
-def register(sub: Any, game_options: Any, json_flag: Any, positive: Any, parse_options: Any) -> None:
-    """Add the ``bot`` command group to the root parser."""
-    global BOT_COMMANDS
-    bot = sub.add_parser("bot", help="play, check and run bots as processes under a referee")
-    group = bot.add_subparsers(title="bot commands", metavar="COMMAND")
-    BOT_COMMANDS = group
+def register(sub: Any) -> None:
+    """Add ``arena`` to the root parser and ``play`` and ``check`` to its ``bot`` group."""
+    game_options, json_flag, positive = sdk_cli.game_options, sdk_cli.json_flag, sdk_cli.positive
 
+    p = sub.add_parser("arena", help="a local round-robin of bots with duplicate deals")
+    p.add_argument(
+        "--bots",
+        default="random,lowest,highest,heuristic,mc",
+        help="comma-separated bot specs: reference names or mybot.py[:Class]",
+    )
+    p.add_argument("--table", type=positive, default=4, help="seats per table")
+    p.add_argument("--deals", type=positive, default=2, help="duplicate deals per table")
+    p.add_argument("--processes", type=positive, default=os.cpu_count() or 1, help="with --in-process")
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="play in this machine's process pool instead of a referee with one process per bot",
+    )
+    game_options(p)
+    json_flag(p)
+    p.set_defaults(func=_guard(cmd_arena))
+
+    group = sdk_cli.BOT_COMMANDS
     p = group.add_parser("play", help="your bot against others, every bot its own process")
     p.add_argument("bot", help="your bot: mybot.py[:Class] or a reference name")
     p.add_argument("--against", default="random,heuristic,mc", help="opponents, comma-separated")
@@ -37,7 +63,7 @@ def register(sub: Any, game_options: Any, json_flag: Any, positive: Any, parse_o
     p.add_argument("--transcripts", type=Path, help="write each game's transcript into this directory")
     game_options(p)
     json_flag(p)
-    p.set_defaults(func=lambda args: cmd_play(args, parse_options(args.option)))
+    p.set_defaults(func=_guard(lambda args: cmd_play(args, sdk_cli.parse_options(args.option))))
 
     p = group.add_parser("check", help="a conformance check: timing, legality, concurrency, shutdown")
     p.add_argument("bot", help="mybot.py[:Class] or a reference name")
@@ -45,14 +71,20 @@ def register(sub: Any, game_options: Any, json_flag: Any, positive: Any, parse_o
     p.add_argument("--decision-ms", type=positive, default=2000)
     game_options(p)
     json_flag(p)
-    p.set_defaults(func=lambda args: cmd_check(args, parse_options(args.option)))
+    p.set_defaults(func=_guard(lambda args: cmd_check(args, sdk_cli.parse_options(args.option))))
 
-    p = group.add_parser("run", help="run one bot process (reads SIXNIMMT_REFEREE and SIXNIMMT_TOKEN)")
-    p.add_argument("bot")
-    p.add_argument("--variant", default="classic")
-    p.add_argument("--referee")
-    p.add_argument("--token")
-    p.set_defaults(func=cmd_run)
+
+def _guard(command: Command) -> Command:
+    """A referee that could not be started or reached, or refused a request: one line, status 2."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return int(command(args) or 0)
+        except RemoteError as exc:
+            print(f"sixnimmt: error: {exc}", file=sys.stderr)
+            return 2
+
+    return run
 
 
 def _seatings(players: int, games: int) -> list[tuple[int, ...]]:
@@ -219,13 +251,61 @@ def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
     return 0 if report.ok else 1
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    """Run one bot process."""
-    from bot_sdk.run import main as run_main
-
-    argv = [args.bot, "--variant", args.variant]
-    if args.referee:
-        argv += ["--referee", args.referee]
-    if args.token:
-        argv += ["--token", args.token]
-    return run_main(argv)
+def cmd_arena(args: argparse.Namespace) -> int:
+    """Play a local round-robin and print the standings."""
+    specs = sdk_cli.bot_specs(args.bots)
+    config = sdk_cli.parse_options(args.option)
+    table = min(args.table, len(specs))
+    blocks = plan_round_robin(len(specs), table, args.deals, args.seed)
+    with progress_bar(len(blocks) * table, "games", args.json) as bar:
+        table_rows, records = run_tournament(
+            specs,
+            variant=args.variant,
+            config=config,
+            table_size=table,
+            deals=args.deals,
+            seed=args.seed,
+            processes=args.processes,
+            remote=not args.in_process,
+            progress=bar.update,
+        )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "variant": args.variant,
+                    "table_size": table,
+                    "deals": args.deals,
+                    "seed": args.seed,
+                    "games": len(records),
+                    "standings": [s.to_json() for s in table_rows],
+                }
+            )
+        )
+        return 0
+    game = make_variant(args.variant, {**config, "players": table})
+    how = "in-process" if args.in_process else "every bot its own process under a gRPC referee"
+    print(
+        f"{len(records)} games, {table} seats a table, {args.deals} duplicate"
+        f" deal{'' if args.deals == 1 else 's'} per table, seed {args.seed}, {how}:"
+        f" {tables.game_summary(game)}"
+    )
+    right = tables.right
+    columns = ["#", "bot", "games", "mean score", "95% interval", "mean rank", "wins", "faults"]
+    rows = []
+    for place, s in enumerate(table_rows, 1):
+        interval = tables.interval_text(s.low, s.high, "too few blocks")
+        rows.append(
+            [
+                place,
+                s.name,
+                s.games,
+                f"{s.mean_score:.2f}",
+                interval,
+                f"{s.mean_rank:.2f}",
+                f"{s.wins:.0f}",
+                s.faults,
+            ]
+        )
+    tables.print_table([c if c in ("bot", "95% interval") else right(c) for c in columns], rows)
+    return 0

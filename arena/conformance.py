@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.remote import MatchPlan, ProcessExit, RemoteRun, play_remote
 from bot_sdk.loader import load_bot
-from bot_sdk.remote import MatchPlan, ProcessExit, RemoteRun, play_remote
-from bot_sdk.tournament import derive_seed
+from bot_sdk.stats import derive_seed
 from referee.faults import FaultKind, short_reason
 from referee.rules.registry import make_variant
 

@@ -115,7 +115,7 @@ def _play_hands(bot: str, opponent: str, players: int, seeds: list[int]) -> list
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m bot_sdk.evaluate mc --hands 2000 --processes 2``: print one evaluation per bot."""
+    """``python -m arena.evaluate mc --hands 2000 --processes 2``: print one evaluation per bot."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("bots", nargs="+", help="reference bot names, e.g. random heuristic mc")
     parser.add_argument("--hands", type=int, default=2000)

@@ -1,4 +1,8 @@
-"""A referee inside this process, on its own event-loop thread, listening on a Unix socket."""
+"""A referee inside this process, on its own event-loop thread, listening on a Unix socket.
+
+The league's workers play each block through one (:mod:`workers.execute`); it is the platform's,
+so the league starts a referee without importing the referee server.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bot_sdk.remote import RefereeClient
+from arena.remote import RefereeClient
 from referee.server.app import start_referee
 from referee.settings import load as load_settings
 

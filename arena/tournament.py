@@ -1,4 +1,4 @@
-"""A local round-robin tournament of bots, in-process, with duplicate deals.
+"""The tournament planner and a local round-robin of bots with duplicate deals (platform side).
 
 Planning is pure: every table of ``k`` entrants out of ``n`` is played as *duplicate blocks*,
 one seeded deal replayed once per seat rotation so that the luck of the deal cancels out.
@@ -10,9 +10,7 @@ game with a 95% t interval over blocks.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -21,6 +19,7 @@ from typing import Any
 
 from bot_sdk.arena import play_match
 from bot_sdk.loader import load_bot, spec_label
+from bot_sdk.stats import derive_seed, t_interval
 from referee.rules.registry import make_variant
 
 
@@ -37,12 +36,6 @@ class Block:
         """The seat orders: every rotation of the table."""
         k = len(self.entrants)
         return [self.entrants[r:] + self.entrants[:r] for r in range(k)]
-
-
-def derive_seed(seed: int, *path: int | str) -> int:
-    """A 63-bit seed derived from a parent seed and a path (table, deal, …)."""
-    text = "/".join(map(str, (seed, *path)))
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
 
 
 def plan_round_robin(entrants: int, table_size: int, deals: int, seed: int) -> list[Block]:
@@ -199,35 +192,6 @@ def standings(
     return sorted(table, key=lambda s: (sign * s.mean_score, s.mean_rank, s.name))
 
 
-T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-         2.052, 2.048, 2.045, 2.042)  # fmt: skip
-"""Student's t, 97.5% quantile, for 1 to 30 degrees of freedom (beyond: a series in 1/df)."""
-
-
-def t_quantile_975(df: int) -> float:
-    """The 97.5% quantile of Student's t with ``df`` degrees of freedom."""
-    if df <= len(T_975):
-        return T_975[df - 1]
-    z = 1.959964
-    # Cornish-Fisher expansion: within 1e-4 of the exact value from 30 degrees of freedom on.
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-
-
-def t_interval(values: Sequence[float]) -> tuple[float | None, float | None]:
-    """The 95% t interval of the mean of per-block values; ``(None, None)`` below two blocks.
-
-    One block says nothing about its own spread, so it gets no interval rather than a
-    zero-width one; with few blocks the t quantile widens the interval as it should.
-    """
-    n = len(values)
-    if n < 2:
-        return None, None
-    mean = statistics.fmean(values)
-    half = t_quantile_975(n - 1) * statistics.stdev(values) / math.sqrt(n)
-    return mean - half, mean + half
-
-
 def run_tournament(
     specs: Sequence[str],
     *,
@@ -286,7 +250,7 @@ def _play_remote(
     progress: Callable[[int], None] | None,
     time_control: Mapping[str, int],
 ) -> list[MatchRecord]:
-    from bot_sdk.remote import MatchPlan, play_remote
+    from arena.remote import MatchPlan, play_remote
 
     seatings = [(block, seating) for block in blocks for seating in block.seatings()]
     plans = [MatchPlan(tuple(names[e] for e in seating), block.seed) for block, seating in seatings]

@@ -12,7 +12,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from bot_sdk.tournament import game_tasks, plan_round_robin, play_games, run_tournament
+from arena.tournament import game_tasks, plan_round_robin, play_games, run_tournament
 
 FIELD = ["random", "lowest", "highest", "heuristic", "mc"]
 """``sixnimmt arena``'s default bots."""

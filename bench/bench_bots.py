@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from bot_sdk.evaluate import bulls_per_hand
+from arena.evaluate import bulls_per_hand
 
 
 def run(quick: bool) -> Iterator[dict[str, Any]]:

@@ -38,9 +38,10 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy import stats
 
+from arena.tournament import Block
 from bot_sdk.arena import play_match
 from bot_sdk.bots.classic import HeuristicBot
-from bot_sdk.tournament import Block, derive_seed
+from bot_sdk.stats import derive_seed
 from referee.rules.registry import make_variant
 from workers import adaptive, ranking
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bot_sdk.remote import MatchPlan, RefereeClient, local_referee, play_remote, spawn_bot
+from arena.remote import MatchPlan, RefereeClient, local_referee, play_remote, spawn_bot
 
 HERE = Path(__file__).parent
 ONE_HAND = {"players": 4, "hands": 1, "target": None}

@@ -26,8 +26,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from arena.tournament import Block, play_block
 from bot_sdk.bots.classic import HeuristicBot
-from bot_sdk.tournament import Block, derive_seed, play_block
+from bot_sdk.stats import derive_seed
 from referee.rules.classic import ClassicView
 from workers import sprt
 

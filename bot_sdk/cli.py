@@ -1,7 +1,15 @@
 """The ``sixnimmt`` command line.
 
-The SDK's own commands live here; other layers add theirs through the ``sixnimmt.commands``
-entry-point group (a function that takes the subparsers), so this module never imports them.
+The SDK's own commands live here (``variants``, ``settings``, ``play``, ``verify``, ``replay`` and
+``bot run``); other layers add theirs through the ``sixnimmt.commands`` entry-point group (a
+function that takes the subparsers), so this module never imports them: the platform
+(:mod:`arena.cli`: ``arena``, ``bot play``, ``bot check``), the referee (``referee serve``), the
+league (``league``, ``worker``, ``bot submit|list|test``) and the dashboard.
+
+The base install (``pip install sixnimmt-arena``) has the SDK, the referee and the platform;
+the league and the dashboard need the ``server`` extra. Without it a plugin whose module cannot
+be imported is one stand-in command that says which extra to install, and a command that needs a
+library of an extra says so in one line (:func:`missing_extra`), never with a traceback.
 Every command that prints results also takes ``--json``.
 """
 
@@ -10,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import select
 import signal
 import statistics
@@ -19,12 +28,11 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot_sdk import botcli, tables
+from bot_sdk import tables
 from bot_sdk.arena import BotError, play_match
 from bot_sdk.loader import BotLoadError, load_bot, spec_label
 from bot_sdk.progress import progress_bar
-from bot_sdk.remote import RemoteError
-from bot_sdk.tournament import derive_seed, plan_round_robin, run_tournament, t_interval
+from bot_sdk.stats import derive_seed, t_interval
 from referee import settings as settings_module
 from referee.rules.config import describe
 from referee.rules.errors import RulesError
@@ -64,8 +72,13 @@ def _main(argv: Sequence[str] | None) -> int:
         return int(args.func(args) or 0)
     except BrokenPipeError:
         raise  # main's to judge: the end of a pipe is not an error of the command
-    except (RulesError, BotLoadError, BotError, RemoteError, settings_module.SettingsError, OSError) as exc:
+    except (RulesError, BotLoadError, BotError, settings_module.SettingsError, OSError) as exc:
         print(f"sixnimmt: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        if _ours(exc.name):
+            raise  # a module of this project missing: a broken install or a bug, not a missing extra
+        print(f"sixnimmt: error: {missing_extra(exc.name)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("sixnimmt: interrupted", file=sys.stderr)
@@ -89,53 +102,104 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     p = sub.add_parser("variants", help="list the variants and their options")
-    _json_flag(p)
+    json_flag(p)
     p.set_defaults(func=cmd_variants)
 
     p = sub.add_parser("settings", help="the SIXNIMMT_* settings, their defaults and current values")
-    _json_flag(p)
+    json_flag(p)
     p.set_defaults(func=cmd_settings)
 
     p = sub.add_parser("play", help="play games between bots in this process (local arena)")
     p.add_argument("--bots", required=True, help="comma-separated bot specs, one per seat")
-    p.add_argument("--games", type=_positive, default=10)
-    _game_options(p)
+    p.add_argument("--games", type=positive, default=10)
+    game_options(p)
     p.add_argument("--transcripts", type=Path, help="write each game's transcript into this directory")
-    _json_flag(p)
+    json_flag(p)
     p.set_defaults(func=cmd_play)
-
-    p = sub.add_parser("arena", help="a local round-robin of bots with duplicate deals")
-    p.add_argument(
-        "--bots",
-        default="random,lowest,highest,heuristic,mc",
-        help="comma-separated bot specs: reference names or mybot.py[:Class]",
-    )
-    p.add_argument("--table", type=_positive, default=4, help="seats per table")
-    p.add_argument("--deals", type=_positive, default=2, help="duplicate deals per table")
-    p.add_argument("--processes", type=_positive, default=os.cpu_count() or 1, help="with --in-process")
-    p.add_argument(
-        "--in-process",
-        action="store_true",
-        help="play in this machine's process pool instead of a referee with one process per bot",
-    )
-    _game_options(p)
-    _json_flag(p)
-    p.set_defaults(func=cmd_arena)
 
     p = sub.add_parser("verify", help="check a transcript file: replays it against its seed")
     p.add_argument("transcript", type=Path)
-    _json_flag(p)
+    json_flag(p)
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("replay", help="print a transcript's events step by step")
     p.add_argument("transcript", type=Path)
-    _json_flag(p)
+    json_flag(p)
     p.set_defaults(func=cmd_replay)
 
-    botcli.register(sub, _game_options, _json_flag, _positive, parse_options)
+    global BOT_COMMANDS
+    bot = sub.add_parser("bot", help="play, check and run bots as processes under a referee")
+    BOT_COMMANDS = bot.add_subparsers(title="bot commands", metavar="COMMAND")
+    p = BOT_COMMANDS.add_parser("run", help="run one bot process (reads SIXNIMMT_REFEREE and SIXNIMMT_TOKEN)")
+    p.add_argument("bot")
+    p.add_argument("--variant", default="classic")
+    p.add_argument("--referee")
+    p.add_argument("--token")
+    p.set_defaults(func=cmd_run)
+
     for entry in entry_points(group="sixnimmt.commands"):
-        entry.load()(sub)
+        try:
+            register = entry.load()
+        except ModuleNotFoundError as exc:
+            if _ours(exc.name):
+                raise
+            _stand_in(sub, entry.name, exc.name)
+            continue
+        register(sub)
     return parser
+
+
+BOT_COMMANDS: Any = None
+"""The ``bot`` group's subparsers, so that plugins (the platform's ``bot play``, the league's
+``bot submit``) can join it; set by :func:`build_parser` before any plugin registers."""
+
+PACKAGES = frozenset({"referee", "bot_sdk", "arena", "workers", "dashboard", "sixnimmt"})
+"""This project's top-level packages: one of them missing is never a missing extra."""
+
+
+def _ours(module: str | None) -> bool:
+    return module is None or module.partition(".")[0] in PACKAGES
+
+
+def missing_extra(module: str | None) -> str:
+    """One line: which extra of ``sixnimmt-arena`` installs ``module``, and the command to run.
+
+    The extra is the one whose requirements name the module's distribution; a module none of
+    them names (a dependency of a dependency, such as Celery's kombu) is the ``server`` extra's,
+    which holds everything that runs leagues and services.
+    """
+    from importlib.metadata import PackageNotFoundError, requires
+
+    top = (module or "").partition(".")[0]
+    extra = "server"
+    try:
+        for line in requires("sixnimmt-arena") or []:
+            requirement, _, marker = line.partition(";")
+            name = re.match(r"\s*([A-Za-z0-9._-]*)", requirement).group(1)  # type: ignore[union-attr]
+            if "extra" in marker and _canonical(name) == _canonical(top):
+                extra = marker.split("==")[-1].strip().strip("'\"")
+                if extra != "dev":
+                    break
+    except PackageNotFoundError:  # run from a bare tree
+        pass
+    return f"this command needs {top}, which is not installed: pip install 'sixnimmt-arena[{extra}]'"
+
+
+def _canonical(name: str) -> str:
+    return name.strip().lower().replace("_", "-").replace(".", "-")
+
+
+def _stand_in(sub: Any, name: str, module: str | None) -> None:
+    """A command ``name`` whose plugin cannot be imported: it says which extra to install."""
+    line = missing_extra(module)
+    p = sub.add_parser(name, help=f"(not installed: {line.rpartition(': ')[2]})", add_help=False)
+    p.add_argument("arguments", nargs=argparse.REMAINDER)
+
+    def say(args: argparse.Namespace) -> int:
+        print(f"sixnimmt {name}: {line}", file=sys.stderr)
+        return 2
+
+    p.set_defaults(func=say)
 
 
 def _version() -> str:
@@ -148,11 +212,11 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
-def _json_flag(p: argparse.ArgumentParser) -> None:
+def json_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
-def _game_options(p: argparse.ArgumentParser) -> None:
+def game_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", default="classic")
     p.add_argument(
         "-o",
@@ -165,7 +229,7 @@ def _game_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1)
 
 
-def _positive(text: str) -> int:
+def positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
@@ -190,7 +254,8 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return config
 
 
-def _specs(text: str) -> list[str]:
+def bot_specs(text: str) -> list[str]:
+    """A comma-separated list of bot specs; :class:`BotLoadError` when it names none."""
     specs = [s.strip() for s in text.split(",") if s.strip()]
     if not specs:
         raise BotLoadError("no bots given")
@@ -257,7 +322,7 @@ def _setting_text(value: object) -> str:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play games between the given seats and print each seat's results."""
-    specs = _specs(args.bots)
+    specs = bot_specs(args.bots)
     config = parse_options(args.option)
     config.setdefault("players", len(specs))
     game = make_variant(args.variant, config)
@@ -307,66 +372,6 @@ def cmd_play(args: argparse.Namespace) -> int:
             for row, (low, high) in zip(seats, intervals, strict=True)
         ],
     )
-    return 0
-
-
-def cmd_arena(args: argparse.Namespace) -> int:
-    """Play a local round-robin and print the standings."""
-    specs = _specs(args.bots)
-    config = parse_options(args.option)
-    table = min(args.table, len(specs))
-    blocks = plan_round_robin(len(specs), table, args.deals, args.seed)
-    with progress_bar(len(blocks) * table, "games", args.json) as bar:
-        table_rows, records = run_tournament(
-            specs,
-            variant=args.variant,
-            config=config,
-            table_size=table,
-            deals=args.deals,
-            seed=args.seed,
-            processes=args.processes,
-            remote=not args.in_process,
-            progress=bar.update,
-        )
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "variant": args.variant,
-                    "table_size": table,
-                    "deals": args.deals,
-                    "seed": args.seed,
-                    "games": len(records),
-                    "standings": [s.to_json() for s in table_rows],
-                }
-            )
-        )
-        return 0
-    game = make_variant(args.variant, {**config, "players": table})
-    how = "in-process" if args.in_process else "every bot its own process under a gRPC referee"
-    print(
-        f"{len(records)} games, {table} seats a table, {args.deals} duplicate"
-        f" deal{'' if args.deals == 1 else 's'} per table, seed {args.seed}, {how}:"
-        f" {tables.game_summary(game)}"
-    )
-    right = tables.right
-    columns = ["#", "bot", "games", "mean score", "95% interval", "mean rank", "wins", "faults"]
-    rows = []
-    for place, s in enumerate(table_rows, 1):
-        interval = tables.interval_text(s.low, s.high, "too few blocks")
-        rows.append(
-            [
-                place,
-                s.name,
-                s.games,
-                f"{s.mean_score:.2f}",
-                interval,
-                f"{s.mean_rank:.2f}",
-                f"{s.wins:.0f}",
-                s.faults,
-            ]
-        )
-    tables.print_table([c if c in ("bot", "95% interval") else right(c) for c in columns], rows)
     return 0
 
 
@@ -438,5 +443,21 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run one bot process."""
+    from bot_sdk.run import main as run_main
+
+    argv = [args.bot, "--variant", args.variant]
+    if args.referee:
+        argv += ["--referee", args.referee]
+    if args.token:
+        argv += ["--token", args.token]
+    return run_main(argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    # ``python -m bot_sdk.cli``: run the module as ``bot_sdk.cli``, the one the plugins import
+    # (their ``bot`` group is that module's :data:`BOT_COMMANDS`, not this ``__main__``'s copy).
+    from bot_sdk.cli import main as _main_of_module
+
+    sys.exit(_main_of_module())

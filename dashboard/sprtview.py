@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
-from bot_sdk.tournament import Block
+from arena.tournament import Block
 from dashboard import plots, queries
 from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant

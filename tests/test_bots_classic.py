@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.evaluate import Evaluation, bulls_per_hand
 from bot_sdk.arena import BotFactory, play_match
 from bot_sdk.bot import fewest_heads_row, row_heads
 from bot_sdk.bots import REFERENCE_BOTS, reference_bot
@@ -27,7 +28,6 @@ from bot_sdk.bots.montecarlo import (
     _Table,
     take_odds,
 )
-from bot_sdk.evaluate import Evaluation, bulls_per_hand
 from referee.rules.cards import BULLS
 from referee.rules.classic import Classic, ClassicConfig
 from referee.rules.core import DecisionKind

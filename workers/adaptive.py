@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from bot_sdk.tournament import Block, derive_seed
+from arena.tournament import Block
+from bot_sdk.stats import derive_seed
 from workers import ranking
 from workers.planning import PlanError
 

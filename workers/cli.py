@@ -11,7 +11,8 @@ from typing import Any
 
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-from bot_sdk import botcli, tables
+from bot_sdk import cli as sdk_cli
+from bot_sdk import tables
 from bot_sdk.cli import parse_options
 from bot_sdk.progress import progress_bar
 from referee.settings import load as load_settings
@@ -107,7 +108,7 @@ def register(sub: Any) -> None:
     )
     p.set_defaults(func=cmd_worker)
 
-    bots = botcli.BOT_COMMANDS
+    bots = sdk_cli.BOT_COMMANDS
     p = bots.add_parser("submit", help="store a bot as a new version after checking it in the sandbox")
     p.add_argument("path", type=Path)
     p.add_argument("--name", required=True)
@@ -188,6 +189,7 @@ def _guard(command: Any, *, creates: bool = False, lazy: bool = False) -> Any:
     """
 
     def run(args: argparse.Namespace) -> int:
+        from arena.remote import RemoteError
         from workers.artifacts import SubmissionError
         from workers.planning import PlanError
         from workers.sandbox import SandboxError
@@ -213,6 +215,7 @@ def _guard(command: Any, *, creates: bool = False, lazy: bool = False) -> Any:
             StoreError,
             LeagueCommandError,
             SandboxError,  # no bubblewrap: nothing runs unconfined, and the reason is one line
+            RemoteError,  # a block's referee could not be started or reached
             SQLAlchemyError,
         ) as exc:
             print(f"sixnimmt: error: {exc}", file=sys.stderr)

@@ -18,14 +18,14 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from bot_sdk.remote import MatchPlan, ProcessExit, RemoteMatch, play_remote
-from bot_sdk.tournament import Block
+from arena.referee_thread import referee_in_thread
+from arena.remote import MatchPlan, ProcessExit, RemoteMatch, play_remote
+from arena.tournament import Block
 from referee.settings import load as load_settings
 from workers import metrics
 from workers.artifacts import bot_spec, unpack
 from workers.faults import seat_fault_detail
 from workers.lease import LeaseKeeper, LeaseLostError, ProcessGroup, block_directories
-from workers.referee_thread import referee_in_thread
 from workers.store import repo
 
 

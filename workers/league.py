@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
-from bot_sdk.tournament import Block
+from arena.tournament import Block
 from referee.rules.registry import find_variant, make_variant
 from workers import adaptive, entrants, ranking, ratings, rounds
 from workers.planning import PlanError, plan_league

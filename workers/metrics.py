@@ -38,7 +38,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, valu
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
-from bot_sdk.remote import Launcher
+from arena.remote import Launcher
 from referee.rules.registry import VARIANTS
 from referee.server import metrics as referee_metrics
 from workers import procs

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import itertools
 
-from bot_sdk.tournament import Block, derive_seed, plan_round_robin
+from arena.tournament import Block, plan_round_robin
+from bot_sdk.stats import derive_seed
 
 FORMATS = ("round-robin", "gauntlet")
 

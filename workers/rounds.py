@@ -21,7 +21,7 @@ import importlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bot_sdk.tournament import Block
+from arena.tournament import Block
 from workers.planning import PlanError
 
 if TYPE_CHECKING:

@@ -26,7 +26,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bot_sdk.tournament import Block, derive_seed
+from arena.tournament import Block
+from bot_sdk.stats import derive_seed
 from workers.planning import PlanError
 
 KIND = "sprt"

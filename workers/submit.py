@@ -7,8 +7,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from arena.conformance import CheckReport, check
 from bot_sdk.bots import REFERENCE_BOTS
-from bot_sdk.conformance import CheckReport, check
 from referee.settings import load as load_settings
 from workers.artifacts import Artifact, SubmissionError, SubmissionLimits, bot_spec, pack, unpack
 from workers.execute import sandbox_for

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.exc import OperationalError
 
-from bot_sdk.remote import RemoteError
+from arena.remote import RemoteError
 from workers import reconcile
 from workers.app import app
 from workers.execute import BlockError, worker_name

@@ -9,7 +9,7 @@ match and the kind of a fault; never a match, bot, entrant or token. Who feeds w
 * the servicer counts bot streams (:data:`BOT_CONNECTIONS`).
 
 ``sixnimmt referee serve`` serves them on ``SIXNIMMT_REFEREE_METRICS_PORT``. In a league the
-referee runs inside each Celery pool process (``workers.referee_thread``), and these metrics go
+referee runs inside each Celery pool process (``arena.referee_thread``), and these metrics go
 out through the worker's endpoint with the worker's own (see :mod:`workers.metrics`); that is
 why the gauges say how they add up over processes.
 

@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from bot_sdk.remote import MatchPlan, local_referee, play_remote
-from bot_sdk.tournament import run_tournament
+from arena.remote import MatchPlan, local_referee, play_remote
+from arena.tournament import run_tournament
 from referee import wire
 from referee.rules.board import Board, Tiles
 from referee.rules.brettspiel import Brettspiel, BrettspielConfig, BrettspielState, BrettspielView

@@ -129,6 +129,7 @@ def test_a_wheel_built_from_the_context_holds_every_roles_files(tmp_path: Path) 
         "dashboard/templates/base.html",
         "dashboard/static/style.css",
         "referee/server/app.py",
+        "arena/cli.py",  # the platform's commands: arena, bot play, bot check
         "sixnimmt/v1/referee_pb2.py",
     }
     needed |= {
@@ -141,5 +142,5 @@ def test_a_wheel_built_from_the_context_holds_every_roles_files(tmp_path: Path) 
     assert needed <= names, sorted(needed - names)
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    for line in ("sixnimmt = bot_sdk.cli:main", "referee = ", "league = ", "dashboard = "):
+    for line in ("sixnimmt = bot_sdk.cli:main", "referee = ", "arena = ", "league = ", "dashboard = "):
         assert line in text

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bot_sdk.remote import MatchPlan, play_remote
-from bot_sdk.tournament import run_tournament
+from arena.remote import MatchPlan, play_remote
+from arena.tournament import run_tournament
 from referee import wire
 from referee.rules import CHANCE, make_variant
 from referee.rules.junior import (

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from obskit import assert_bounded, assert_histogram_consistent, free_port, scrape, wait_for
 
-from bot_sdk.remote import MatchPlan, local_referee, play_remote
+from arena.remote import MatchPlan, local_referee, play_remote
 from referee.server import metrics
 
 ILLEGAL_BOT = """

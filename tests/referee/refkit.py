@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.remote import BotProcess, RefereeClient, RemoteMatch, spawn_bot
+from arena.tournament import LOCAL_SEAT_KEY
 from bot_sdk.arena import play_match
 from bot_sdk.bots.classic import RandomBot
-from bot_sdk.remote import BotProcess, RefereeClient, RemoteMatch, spawn_bot
-from bot_sdk.tournament import LOCAL_SEAT_KEY
 from referee.rules.core import Action
 from referee.rules.registry import make_variant
 from referee.rules.transcript import Transcript

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from refkit import ONE_HAND, TWO_HANDS, Processes, marks, random_digest, seat_decisions
 
-from bot_sdk.remote import MatchPlan, RefereeClient
-from bot_sdk.tournament import LOCAL_SEAT_KEY
+from arena.remote import MatchPlan, RefereeClient
+from arena.tournament import LOCAL_SEAT_KEY
 
 BAD_SEED = 11
 GOOD_SEEDS = (21, 22)

@@ -21,7 +21,7 @@ import pytest
 from sqlalchemy import Engine, func, select
 from testkit import sixnimmt as run_cli
 
-from bot_sdk.tournament import Block
+from arena.tournament import Block
 from workers import adaptive, rounds
 from workers.planning import PlanError
 from workers.store import repo

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import select
 from testkit import sixnimmt as run_cli
 
-from bot_sdk.remote import BotProcess
+from arena.remote import BotProcess
 from workers.artifacts import SubmissionError, pack
 from workers.store import repo
 from workers.store.schema import seat_results

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 import redis
 
-from bot_sdk.tournament import Block
+from arena.tournament import Block
 from workers import league as leagues
 from workers import reconcile, rounds
 from workers.execute import play_block

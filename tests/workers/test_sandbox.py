@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from bot_sdk.remote import MatchPlan, local_referee, play_remote
+from arena.remote import MatchPlan, local_referee, play_remote
 from referee.settings import load as load_settings
 from workers.sandbox import Limits, Sandbox, SandboxedProcess, SandboxError
 

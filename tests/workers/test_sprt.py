@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot_sdk.tournament import Block, play_block
+from arena.tournament import Block, play_block
 from workers import ranking, rounds, sprt
 from workers.sprt import Settings
 

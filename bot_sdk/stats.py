@@ -1,0 +1,47 @@
+"""What a run of games needs beside the games: a seed per game, and the interval of a mean.
+
+``sixnimmt play`` (here, in the SDK) and the platform's tournaments, ``bot play`` and leagues
+(:mod:`arena`, :mod:`workers`) share them, so the same seed gives the same games everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import statistics
+from collections.abc import Sequence
+
+
+def derive_seed(seed: int, *path: int | str) -> int:
+    """A 63-bit seed derived from a parent seed and a path (table, deal, …)."""
+    text = "/".join(map(str, (seed, *path)))
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
+
+
+T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+         2.052, 2.048, 2.045, 2.042)  # fmt: skip
+"""Student's t, 97.5% quantile, for 1 to 30 degrees of freedom (beyond: a series in 1/df)."""
+
+
+def t_quantile_975(df: int) -> float:
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom."""
+    if df <= len(T_975):
+        return T_975[df - 1]
+    z = 1.959964
+    # Cornish-Fisher expansion: within 1e-4 of the exact value from 30 degrees of freedom on.
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+
+
+def t_interval(values: Sequence[float]) -> tuple[float | None, float | None]:
+    """The 95% t interval of the mean of per-block values; ``(None, None)`` below two blocks.
+
+    One block says nothing about its own spread, so it gets no interval rather than a
+    zero-width one; with few blocks the t quantile widens the interval as it should.
+    """
+    n = len(values)
+    if n < 2:
+        return None, None
+    mean = statistics.fmean(values)
+    half = t_quantile_975(n - 1) * statistics.stdev(values) / math.sqrt(n)
+    return mean - half, mean + half
