@@ -143,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         except ModuleNotFoundError as exc:
             if _ours(exc.name):
                 raise
-            _stand_in(sub, entry.name, exc.name)
+            stand_in(sub, entry.name, exc.name)
             continue
         register(sub)
     return parser
@@ -189,14 +189,18 @@ def _canonical(name: str) -> str:
     return name.strip().lower().replace("_", "-").replace(".", "-")
 
 
-def _stand_in(sub: Any, name: str, module: str | None) -> None:
-    """A command ``name`` whose plugin cannot be imported: it says which extra to install."""
+def stand_in(sub: Any, name: str, module: str | None) -> None:
+    """A command ``name`` that cannot run without ``module``: listed as not installed, it says
+    which extra to install, whatever its arguments (a plugin missing its extra registers these)."""
     line = missing_extra(module)
-    p = sub.add_parser(name, help=f"(not installed: {line.rpartition(': ')[2]})", add_help=False)
-    p.add_argument("arguments", nargs=argparse.REMAINDER)
+    # No option of its own (not even --help): every argument is one it ignores.
+    p = sub.add_parser(
+        name, help=f"(not installed: {line.rpartition(': ')[2]})", add_help=False, prefix_chars="\0"
+    )
+    p.add_argument("arguments", nargs="*")
 
     def say(args: argparse.Namespace) -> int:
-        print(f"sixnimmt {name}: {line}", file=sys.stderr)
+        print(f"{p.prog}: {line}", file=sys.stderr)
         return 2
 
     p.set_defaults(func=say)

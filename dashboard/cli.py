@@ -8,9 +8,20 @@ import socket
 import sys
 from typing import Any
 
+LIBRARIES = ("starlette", "jinja2", "uvicorn", "sqlalchemy")
+"""What the dashboard imports, all from the ``server`` extra."""
+
 
 def register(sub: Any) -> None:
-    """Add the dashboard command to the root parser."""
+    """Add the dashboard command to the root parser (a stand-in without the ``server`` extra)."""
+    from importlib.util import find_spec
+
+    missing = next((name for name in LIBRARIES if find_spec(name) is None), None)
+    if missing:
+        from bot_sdk.cli import stand_in
+
+        stand_in(sub, "dashboard", missing)
+        return
     p = sub.add_parser("dashboard", help="serve the web dashboard and its JSON API over the league store")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")

@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
-
 from bot_sdk import cli as sdk_cli
 from bot_sdk import tables
 from bot_sdk.cli import parse_options
@@ -22,8 +20,25 @@ class LeagueCommandError(RuntimeError):
     """A league command failed in a way the user can act on; the message says how."""
 
 
+LIBRARIES = ("sqlalchemy", "alembic", "celery", "numpy", "scipy", "choix", "openskill")
+"""What the league's commands import, all from the ``server`` extra."""
+
+
 def register(sub: Any) -> None:
-    """Add the league commands to the root parser."""
+    """Add the league commands to the root parser.
+
+    Without the ``server`` extra (a bot author's base install) every command is there as a stand-in
+    that says which extra to install (:func:`bot_sdk.cli.stand_in`).
+    """
+    from importlib.util import find_spec
+
+    missing = next((name for name in LIBRARIES if find_spec(name) is None), None)
+    if missing:
+        for name in ("league", "worker"):
+            sdk_cli.stand_in(sub, name, missing)
+        for name in ("submit", "list", "test"):
+            sdk_cli.stand_in(sdk_cli.BOT_COMMANDS, name, missing)
+        return
     league = sub.add_parser("league", help="leagues in the store: create, run, status, standings")
     group = league.add_subparsers(title="league commands", metavar="COMMAND")
 
@@ -189,6 +204,8 @@ def _guard(command: Any, *, creates: bool = False, lazy: bool = False) -> Any:
     """
 
     def run(args: argparse.Namespace) -> int:
+        from sqlalchemy.exc import OperationalError, SQLAlchemyError
+
         from arena.remote import RemoteError
         from workers.artifacts import SubmissionError
         from workers.planning import PlanError
