@@ -118,4 +118,6 @@ def test_browser_tests_fail_when_required_and_skip_with_the_reason_otherwise(req
     if required:
         assert done.returncode != 0 and "make test installs it when it can" in done.stdout
     else:
-        assert done.returncode == 0 and "3 skipped" in done.stdout
+        # Every browser test skipped (however many there are), none run, none failed.
+        summary = done.stdout.strip().splitlines()[-1]
+        assert done.returncode == 0 and re.fullmatch(r"\d+ skipped in .*", summary), done.stdout
