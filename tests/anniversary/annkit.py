@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from referee.rules.anniversary import Anniversary, AnniversaryConfig, AnniversaryState
+from games.anniversary.rules.anniversary import Anniversary, AnniversaryConfig, AnniversaryState
 from referee.rules.core import CHANCE, Action, Decision, Event
 from referee.rules.transcript import Playthrough
 

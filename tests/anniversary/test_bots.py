@@ -13,12 +13,12 @@ import pytest
 from annkit import step
 from testkit import sixnimmt
 
-from bot_sdk.arena import BotError, play_match
 from bot_sdk.bot import is_action
-from bot_sdk.bots.anniversary import HeuristicBot, RandomBot, cost_after
 from bot_sdk.loader import load_bot
-from referee.rules.anniversary import SPECIAL, TAKE, Anniversary, AnniversaryConfig, Special
-from referee.rules.anniversary_cards import Table
+from bot_sdk.play import BotError, play_match
+from games.anniversary.bots import HeuristicBot, RandomBot, cost_after
+from games.anniversary.rules.anniversary import SPECIAL, TAKE, Anniversary, AnniversaryConfig, Special
+from games.anniversary.rules.anniversary_cards import Table
 from referee.rules.core import CHANCE
 from referee.rules.transcript import Playthrough
 

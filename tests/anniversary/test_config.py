@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.rules.anniversary import Anniversary, AnniversaryConfig
+from games.anniversary.rules.anniversary import Anniversary, AnniversaryConfig
 from referee.rules.errors import ConfigError
 from referee.rules.registry import find_variant, make_variant
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from annkit import of_type, step
 
-from referee.rules.anniversary import (
+from games.anniversary.rules.anniversary import (
     DRAW,
     PLAY,
     ROW,

@@ -11,7 +11,7 @@ import annkit
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.rules.anniversary import (
+from games.anniversary.rules.anniversary import (
     DEAL,
     DRAW,
     OVER,
@@ -27,9 +27,9 @@ from referee.rules.anniversary import (
     Special,
     SpecialPlayed,
 )
+from games.classic.rules.classic import CardPlaced as ClassicPlaced
+from games.classic.rules.classic import Classic, ClassicConfig
 from referee.rules.cards import bull_heads
-from referee.rules.classic import CardPlaced as ClassicPlaced
-from referee.rules.classic import Classic, ClassicConfig
 from referee.rules.core import CHANCE, DecisionKind, Termination, event_to_json
 
 

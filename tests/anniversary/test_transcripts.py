@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from testkit import sixnimmt
 
-from referee.rules.anniversary import DRAW, Anniversary, AnniversaryConfig
+from games.anniversary.rules.anniversary import DRAW, Anniversary, AnniversaryConfig
 from referee.rules.core import CHANCE
 from referee.rules.errors import TranscriptError
 from referee.rules.transcript import Transcript, replay, verify

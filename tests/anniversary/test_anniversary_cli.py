@@ -9,7 +9,7 @@ from pathlib import Path
 from testkit import sixnimmt
 
 LOW_BOT = '''
-from bot_sdk.anniversary import AnniversaryBot, AnniversaryView
+from games.anniversary.sdk import AnniversaryBot, AnniversaryView
 
 
 class LowBot(AnniversaryBot):
