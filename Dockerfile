@@ -22,6 +22,7 @@ WORKDIR /src
 RUN python -m venv /opt/venv
 COPY pyproject.toml README.md ./
 COPY referee ./referee
+COPY games ./games
 COPY bot_sdk ./bot_sdk
 COPY arena ./arena
 COPY workers ./workers

@@ -1,7 +1,7 @@
 """Measure a classic reference bot: bull heads per hand against random opponents, and its speed.
 
 Each hand is one match (``{"hands": 1, "target": None}``) with the bot in seat 0 and
-:class:`~bot_sdk.bots.classic.RandomBot` (or another reference bot) in the other seats. Seat 0
+:class:`~games.classic.bots.RandomBot` (or another reference bot) in the other seats. Seat 0
 is as good as any: the seats of classic play simultaneously and are symmetric. Match seeds
 derive from ``seed`` and the hand's number only, so a result does not depend on how many
 processes share the work.
@@ -16,8 +16,8 @@ import multiprocessing
 from dataclasses import dataclass
 from functools import partial
 
-from bot_sdk.arena import play_match
 from bot_sdk.bots import reference_bot
+from bot_sdk.play import play_match
 from referee.rules.registry import make_variant
 
 

@@ -17,8 +17,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot_sdk.arena import play_match
 from bot_sdk.loader import load_bot, spec_label
+from bot_sdk.play import play_match
 from bot_sdk.stats import derive_seed, t_interval
 from referee.rules.registry import make_variant
 

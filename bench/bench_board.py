@@ -11,8 +11,8 @@ import statistics
 from collections.abc import Iterator
 from typing import Any
 
-from bot_sdk.arena import play_match
 from bot_sdk.bots import REFERENCE_BOTS, reference_bot
+from bot_sdk.play import play_match
 from referee.rules import make_variant
 
 PLAYERS = 4

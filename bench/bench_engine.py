@@ -8,8 +8,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from bot_sdk.arena import play_match
 from bot_sdk.bots import reference_bot
+from bot_sdk.play import play_match
 from referee.rules import CHANCE, SeededChance, make_variant
 
 

@@ -12,8 +12,8 @@ import statistics
 from collections.abc import Iterator
 from typing import Any
 
-from bot_sdk.arena import play_match
 from bot_sdk.bots import reference_bot
+from bot_sdk.play import play_match
 from referee.rules import make_variant
 
 MODES: dict[str, tuple[str, dict[str, Any]]] = {

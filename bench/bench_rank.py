@@ -39,9 +39,9 @@ import numpy as np
 from scipy import stats
 
 from arena.tournament import Block
-from bot_sdk.arena import play_match
-from bot_sdk.bots.classic import HeuristicBot
+from bot_sdk.play import play_match
 from bot_sdk.stats import derive_seed
+from games.classic.bots import HeuristicBot
 from referee.rules.registry import make_variant
 from workers import adaptive, ranking
 

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.tournament import Block, play_block
-from bot_sdk.bots.classic import HeuristicBot
 from bot_sdk.stats import derive_seed
-from referee.rules.classic import ClassicView
+from games.classic.bots import HeuristicBot
+from games.classic.rules.classic import ClassicView
 from workers import sprt
 
 FIELD = ("random", "heuristic", "lowest")

@@ -16,8 +16,7 @@ from typing import Any, ClassVar
 
 from referee.faults import FaultNotice
 from referee.rules.cards import bull_heads
-from referee.rules.classic import ClassicView
-from referee.rules.core import Action, DecisionKind, Event, Outcome, View
+from referee.rules.core import Action, Event, Outcome, View
 
 
 def is_action(value: Any) -> bool:
@@ -53,26 +52,6 @@ class Bot:
     def on_fault(self, notice: FaultNotice) -> None:
         """Called when the referee charges this seat a fault (``notice.kind``, ``.request_id``,
         ``.reason``); the runner has logged it to stderr already. Override to react."""
-
-
-class ClassicBot(Bot):
-    """A bot for classic 6 nimmt!: choose a card each turn, and a row when a low card takes one."""
-
-    variants: ClassVar[tuple[str, ...]] = ("classic",)
-
-    def decide(self, view: View) -> Action:
-        assert isinstance(view, ClassicView) and view.decision is not None
-        if view.decision.kind is DecisionKind.ROW:
-            return self.choose_row(view)
-        return self.choose_card(view)
-
-    def choose_card(self, view: ClassicView) -> int:
-        """The card to play this turn; ``view.hand`` holds the legal choices."""
-        raise NotImplementedError
-
-    def choose_row(self, view: ClassicView) -> int:
-        """The row your low card takes (rule 4). By default the one with the fewest bull heads."""
-        return fewest_heads_row(view.rows)
 
 
 def row_heads(row: Sequence[int]) -> int:

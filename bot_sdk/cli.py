@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bot_sdk import tables
-from bot_sdk.arena import BotError, play_match
 from bot_sdk.loader import BotLoadError, load_bot, spec_label
+from bot_sdk.play import BotError, play_match
 from bot_sdk.progress import progress_bar
 from bot_sdk.stats import derive_seed, t_interval
 from referee import settings as settings_module
@@ -153,7 +153,7 @@ BOT_COMMANDS: Any = None
 """The ``bot`` group's subparsers, so that plugins (the platform's ``bot play``, the league's
 ``bot submit``) can join it; set by :func:`build_parser` before any plugin registers."""
 
-PACKAGES = frozenset({"referee", "bot_sdk", "arena", "workers", "dashboard", "sixnimmt"})
+PACKAGES = frozenset({"referee", "games", "bot_sdk", "arena", "workers", "dashboard", "sixnimmt"})
 """This project's top-level packages: one of them missing is never a missing extra."""
 
 

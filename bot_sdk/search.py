@@ -32,8 +32,8 @@ import random
 from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
+from games.classic.rules.classic import Classic, ClassicConfig, ClassicState, ClassicView
 from referee.rules.chance import SeededChance
-from referee.rules.classic import Classic, ClassicConfig, ClassicState, ClassicView
 from referee.rules.config import config_from_mapping
 from referee.rules.core import CHANCE, Action, Decision, Event, Outcome, Variant
 

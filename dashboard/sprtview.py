@@ -15,6 +15,7 @@ from arena.tournament import Block
 from dashboard import plots, queries
 from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
+from referee.rules.spec import game_of
 from workers import sprt
 from workers.store.schema import blocks, leagues, matches, seat_results
 
@@ -55,7 +56,8 @@ def test(conn: Connection, league_id: int, stopping: dict[str, Any]) -> dict[str
     state = sprt.state(differences, settings)
     by_position = {e["position"]: e for e in info["entrants"]}
     field = [by_position[p] for p in sprt.field_of(len(info["entrants"]), settings) if p in by_position]
-    unit = "bull heads" if info["variant"] == "classic" else "points"
+    game = game_of(info["variant"])
+    unit = game.score_unit if game is not None else "points"
     new, base = by_position.get(settings.new), by_position.get(settings.base)
     label = {p: e["label"] for p, e in by_position.items()}
     words = sprt.verdict_text(

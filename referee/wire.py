@@ -12,35 +12,28 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib
 import json
+import logging
 import re
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from google.protobuf import descriptor, message_factory
 from google.protobuf.message import Message
 
 from referee.faults import FaultKind, FaultNotice
-from referee.rules import anniversary_view, brettspiel_view, junior, junior_deck
-from referee.rules.board import Board, load_board
-from referee.rules.classic import (
-    CardPlaced,
-    CardsRevealed,
-    ClassicView,
-    GameEnded,
-    HandDealt,
-    HandScored,
-    RowChosen,
-)
 from referee.rules.core import Action, Decision, DecisionKind, Event, Outcome, Termination, View
 from referee.rules.errors import RulesError
-from sixnimmt.v1 import board_pb2, game_pb2, junior_pb2, referee_pb2
+from referee.rules.spec import installed_games
+from sixnimmt.v1 import game_pb2, referee_pb2
 
 PROTOCOL_VERSION = 1
+
+_log = logging.getLogger("sixnimmt.games")
 
 KIND_TO_WIRE: dict[DecisionKind, int] = {
     DecisionKind.CARD: game_pb2.DECISION_KIND_CARD,
@@ -595,8 +588,30 @@ def register(game: Codec) -> None:
     _CODEC_BY_FIELD.setdefault(game.view_field, CODECS[game.variants[0]])
 
 
+_loaded = False
+
+
+def load_codecs() -> None:
+    """Import every installed game's codec module (its ``GameSpec.codec``), which registers it;
+    once. A game whose codec fails to load says so in one line and is not served."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for game in installed_games():
+        if not game.codec:
+            continue
+        try:
+            importlib.import_module(game.codec)
+        except Exception as error:  # one broken game must not stop the others
+            message = str(error).splitlines()[0] if str(error) else ""
+            _log.warning("game %r: its codec %s failed to load: %s: %s", game.name, game.codec,
+                         type(error).__name__, message)  # fmt: skip
+
+
 def codec(variant: str) -> Codec:
     """The codec of a variant; a variant without one cannot be played over the wire yet."""
+    load_codecs()
     try:
         return CODECS[variant]
     except KeyError:
@@ -648,6 +663,7 @@ def decision_from_wire(message: game_pb2.DecisionRequest) -> Decision:
 def view_from_wire(message: game_pb2.DecisionRequest) -> View:
     """The typed view of a request, its decision included."""
     field = message.WhichOneof("view")
+    load_codecs()
     codec_ = _CODEC_BY_FIELD.get(field or "")
     if codec_ is None:
         raise WireError(f"request {message.id} holds no view this SDK knows ({field!r})")
@@ -672,6 +688,7 @@ def events_to_wire(variant: str, match_id: str, step: int, events: Sequence[Even
 def event_from_wire(message: game_pb2.MatchEvent) -> Event:
     """A domain event from the wire."""
     field = message.WhichOneof("payload")
+    load_codecs()
     codec_ = _CODEC_BY_FIELD.get(field or "")
     if codec_ is None:
         raise WireError(f"event of unknown variant payload {field!r}")
@@ -783,183 +800,3 @@ def seat_reasons_from_wire(message: game_pb2.SeatResult) -> list[tuple[FaultKind
     return [
         (FAULT_FROM_WIRE[r.kind], r.reason, r.count) for r in message.reasons if r.kind in FAULT_FROM_WIRE
     ]
-
-
-# -- the games ---------------------------------------------------------------------------------
-#
-# Each game's codec is a declaration: its variants, its field in the envelope's oneofs, its view
-# and event types, and only what does not map by name.
-
-# Classic 6 nimmt!: everything maps by name. The seats asked in one step share the table: its wire
-# form is built once and copied into each seat's view.
-register(
-    Codec(
-        ("classic",),
-        "classic",
-        ClassicView,
-        (HandDealt, CardsRevealed, RowChosen, CardPlaced, HandScored, GameEnded),
-        shared=("players", "rows", "piles", "scores", "top_card", "row_capacity", "hand_size",
-                "professional"),
-    )
-)
-
-
-# 6 nimmt! Junior, its three modes on one message set. A view carries its deck the way the match
-# config does: a bundled deck by its file name, any other deck as JSON (serialised once per deck
-# here, parsed once per text in the SDK).
-
-
-@lru_cache(maxsize=16)
-def _junior_deck(name: str, text: str) -> junior_deck.JuniorDeck:
-    """The deck a Junior view names: a bundled file's ``name``, or the deck as JSON ``text``."""
-    spec: str | dict[str, Any] = name
-    if name and ("/" in name or "\\" in name):
-        raise WireError(f"a Junior view names its deck by a path, not a bundled file name: {name!r}")
-    if not name:
-        try:
-            loaded = json.loads(text) if text else None
-        except ValueError as exc:
-            raise WireError(f"a Junior view's deck is not JSON: {exc}") from exc
-        if not isinstance(loaded, dict):
-            raise WireError("a Junior view holds no deck")
-        spec = loaded
-    try:
-        deck = junior_deck.load_deck(spec)
-    except RulesError as exc:
-        raise WireError(f"a Junior view's deck does not load: {exc}") from exc
-    if name and deck.source != name:
-        raise WireError(f"a Junior view names {name!r}, which is no bundled deck")
-    return deck
-
-
-class _JuniorDeck:
-    """``JuniorView.deck`` as ``deck_name`` or ``deck_json``."""
-
-    def __init__(self) -> None:
-        self._deck_of: junior_deck.JuniorDeck | None = None
-        self._deck_text = ""
-
-    FIELDS = ("deck_name", "deck_json")
-
-    def to_wire(self, view: junior.JuniorView, out: junior_pb2.JuniorView) -> None:
-        deck = view.deck
-        if deck.source:
-            out.deck_name = deck.source
-            return
-        if deck is not self._deck_of:
-            self._deck_text = json.dumps(deck.to_json(), sort_keys=True, separators=(",", ":"))
-            self._deck_of = deck
-        out.deck_json = self._deck_text
-
-    @staticmethod
-    def from_wire(message: junior_pb2.JuniorView) -> junior_deck.JuniorDeck:
-        return _junior_deck(message.deck_name, message.deck_json)
-
-
-_deck = _JuniorDeck()
-register(
-    Codec(
-        ("junior-basic", "junior-advanced", "junior-experts"),
-        "junior",
-        junior.JuniorView,
-        (junior.CardsDealt, junior.CardTurned, junior.CardDrawn, junior.CardPlayed, junior.CardPlaced,
-         junior.RowCollected, junior.GameEnded),
-        special={junior.JuniorView: {"deck": Special(_deck.to_wire, _deck.from_wire, _deck.FIELDS)}},
-    )
-)
-
-
-# 6 nimmt! Brettspiel, the basic game or the pro version, with or without luck cards. A view carries
-# what a bot needs to compute attachments and points itself: the board layout (a packaged one by its
-# name, any other as JSON) and every tile's oxen. That part is the same for every view of a game, so
-# its wire form is built once per board and tiles.
-
-
-@lru_cache(maxsize=16)
-def _board_layout(name: str, text: str, source: str) -> Board:
-    """The layout a board view names: a packaged layout's ``name``, or the layout as JSON ``text``."""
-    if name.endswith(".json"):
-        raise WireError(f"a board view names a layout by a path, not a packaged name: {name!r}")
-    try:
-        if name:
-            return load_board(name)
-        if text:
-            return Board.from_json(json.loads(text), source or "<board view>")
-    except (RulesError, ValueError) as exc:
-        raise WireError(f"a board view's layout does not load: {exc}") from exc
-    raise WireError("a board view names no layout")
-
-
-def _packaged(board: Board) -> bool:
-    """Whether ``board`` is the packaged layout its source names (so the name alone carries it)."""
-    if board.source.endswith(".json"):
-        return False
-    try:
-        return load_board(board.source) == board
-    except RulesError:
-        return False
-
-
-def _board_to_wire(view: brettspiel_view.BrettspielView, out: board_pb2.BoardView) -> None:
-    board = view.board
-    if _packaged(board):
-        out.board_name = board.source
-    else:
-        out.board_json = json.dumps(board.to_json(), sort_keys=True, separators=(",", ":"))
-        out.board_source = board.source
-
-
-_BOARD_FIELDS = ("board_name", "board_json", "board_source")
-
-
-def _board_from_wire(message: board_pb2.BoardView) -> Board:
-    return _board_layout(message.board_name, message.board_json, message.board_source)
-
-
-def _hand_sizes_to_wire(view: brettspiel_view.BrettspielView, out: board_pb2.BoardView) -> None:
-    """The action cards in each hand: only the pro version has them (the basic game's view counts
-    zeros, which are not sent)."""
-    if view.pro:
-        out.hand_sizes.extend(view.hand_sizes)
-
-
-def _hand_sizes_from_wire(message: board_pb2.BoardView) -> tuple[int, ...]:
-    return tuple(message.hand_sizes) if message.pro else (0,) * message.players
-
-
-b = brettspiel_view
-register(
-    Codec(
-        ("board",),
-        "board",
-        brettspiel_view.BrettspielView,
-        (b.TilesDealt, b.TilesRevealed, b.LuckCardPlayed, b.TileAttached, b.RowTaken, b.PointsScored,
-         b.LuckCardTaken, b.GameEnded, b.RowOpened, b.RowShifted, b.ActionCardsDealt, b.ActionCardPlayed,
-         b.StopSignsRemoved, b.TileDrawn, b.ActionCardDrawn, b.ActionCardsReshuffled),
-        shared=("board", "oxen"),
-        special={
-            b.BrettspielView: {
-                "board": Special(_board_to_wire, _board_from_wire, _BOARD_FIELDS),
-                "hand_sizes": Special(_hand_sizes_to_wire, _hand_sizes_from_wire, ("hand_sizes",)),
-            }
-        },
-    )
-)
-
-
-# The 6 nimmt! 25th-anniversary variant: everything maps by name (a (card, seat) pair is a
-# ClassicPlay, the card being placed one that is absent while cards are chosen). The seats asked
-# in one step share the table, built once and copied as classic's.
-a = anniversary_view
-register(
-    Codec(
-        ("anniversary",),
-        "anniversary",
-        a.AnniversaryView,
-        (a.RoundDealt, a.CardsRevealed, a.SpecialPlayed, a.CardShifted, a.RowChosen, a.CardPlaced,
-         a.BlocksRemoved, a.CardsSetAside, a.SpecialSwapped, a.SpecialsReshuffled, a.SpecialDrawn,
-         a.RoundScored, a.GameEnded),
-        shared=("players", "rows", "blocked", "sevens", "piles", "set_aside", "discard", "scores",
-                "row_capacity", "hand_size", "max_rows", "specials_per_turn", "top_card"),
-    )
-)

@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.evaluate import Evaluation, bulls_per_hand
-from bot_sdk.arena import BotFactory, play_match
 from bot_sdk.bot import fewest_heads_row, row_heads
 from bot_sdk.bots import REFERENCE_BOTS, reference_bot
-from bot_sdk.bots.classic import RandomBot, card_risks, cheapest_row, expected_penalty
-from bot_sdk.bots.montecarlo import (
+from bot_sdk.play import BotFactory, play_match
+from games.classic.bots import RandomBot, card_risks, cheapest_row, expected_penalty
+from games.classic.montecarlo import (
     MonteCarloBot,
     _greedy,
     _Model,
@@ -28,8 +28,8 @@ from bot_sdk.bots.montecarlo import (
     _Table,
     take_odds,
 )
+from games.classic.rules.classic import Classic, ClassicConfig
 from referee.rules.cards import BULLS
-from referee.rules.classic import Classic, ClassicConfig
 from referee.rules.core import DecisionKind
 from referee.rules.placement import LOW, placement
 from referee.rules.registry import make_variant

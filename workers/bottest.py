@@ -20,19 +20,21 @@ from typing import Any
 from sqlalchemy import Engine
 
 from referee.rules.registry import find_variant, make_variant
+from referee.rules.spec import game_of
 from workers import sprt
 from workers.store import repo
 
-DEFAULT_FIELD = "random,heuristic,mc"
-"""The classic game's default field; another game's is its reference bots (:func:`default_field`)."""
-
 
 def default_field(variant: str) -> str:
-    """The field when ``--against`` is not given: ``random,heuristic,mc``, or the game's reference bots."""
+    """The field when ``--against`` is not given: the game's ``default_field`` (classic's
+    ``random,heuristic,mc``), or else the variant's reference bots."""
     from bot_sdk.bots import REFERENCE_BOTS
 
     canonical = find_variant(variant).name
-    return DEFAULT_FIELD if canonical == "classic" else ",".join(REFERENCE_BOTS.get(canonical, {}))
+    game = game_of(canonical)
+    if game is not None and game.default_field:
+        return game.default_field
+    return ",".join(REFERENCE_BOTS.get(canonical, {}))
 
 
 def is_test(league: repo.League) -> bool:
@@ -41,8 +43,9 @@ def is_test(league: repo.League) -> bool:
 
 
 def score_unit(variant: str) -> str:
-    """What a score counts, for messages."""
-    return "bull heads" if variant == "classic" else "points"
+    """What a score counts, for messages (the game's ``score_unit``)."""
+    game = game_of(variant)
+    return game.score_unit if game is not None else "points"
 
 
 def create(
@@ -199,8 +202,8 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
     p.add_argument("--base", required=True, help="the old version to compare against")
     p.add_argument(
         "--against",
-        help=f"the field, comma-separated; NAME*N enters a bot N times (default {DEFAULT_FIELD}; for"
-        " another game its reference bots)",
+        help="the field, comma-separated; NAME*N enters a bot N times (default: the game's field,"
+        " classic's random,heuristic,mc; for another game its reference bots)",
     )
     p.add_argument(
         "--margin",

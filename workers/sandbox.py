@@ -54,7 +54,8 @@ KEPT_FROM_CALLER = ("SIXNIMMT_REFEREE", "SIXNIMMT_TOKEN")
 REFEREE_SOCKET = "/referee.sock"
 """Where the bot finds the referee's socket inside its root (short: no socket path limit to mind)."""
 PROJECT_PACKAGES = ("bot_sdk", "referee", "sixnimmt")
-"""The project's packages a bot process imports (the SDK runner, the wire, the generated code)."""
+"""The project's packages a bot process imports (the SDK runner, the wire, the generated code);
+with them, the package of every installed game (the ``sixnimmt.games`` entry points)."""
 SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 """Top-level directories that are links into /usr on merged-/usr systems, bound when they are not."""
 ROOT_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
@@ -653,7 +654,10 @@ def _needed_paths() -> list[str]:
         os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
     }
     paths.add(os.path.dirname(os.path.realpath(sys.executable)))
-    for package in PROJECT_PACKAGES:
+    from importlib.metadata import entry_points
+
+    games = {point.module.partition(".")[0] for point in entry_points(group="sixnimmt.games")}
+    for package in (*PROJECT_PACKAGES, *sorted(games)):
         spec = import_util.find_spec(package)
         for location in (spec.submodule_search_locations or []) if spec else []:
             paths.add(os.path.realpath(location))

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine
 
 from arena.conformance import CheckReport, check
 from bot_sdk.bots import REFERENCE_BOTS
+from referee.rules.spec import game_of
 from referee.settings import load as load_settings
 from workers.artifacts import Artifact, SubmissionError, SubmissionLimits, bot_spec, pack, unpack
 from workers.execute import sandbox_for
@@ -76,7 +78,7 @@ def check_artifact(artifact: Artifact, *, variant: str, games: int, sandbox: boo
         return check(
             bot_spec(directory, artifact.entry_point),
             variant=variant,
-            config={"hands": 1, "target": None} if variant == "classic" else None,
+            config=_check_config(variant),
             games=games,
             launch=sandbox_for(Path(tmp)) if sandbox else None,
             preload=False,
@@ -119,3 +121,9 @@ def store_reference(engine: Engine, variant: str, name: str) -> repo.BotVersion:
     new = reference_version(variant, name)
     version, _ = repo.add_bot_version(engine, new.bot, new.content, new.sha256, new.entry_point, variant)
     return version
+
+
+def _check_config(variant: str) -> dict[str, Any] | None:
+    """The short game a submitted bot is checked with: its game's ``check_config``, else the defaults."""
+    game = game_of(variant)
+    return dict(game.check_config) if game is not None and game.check_config else None

@@ -1,40 +1,38 @@
 """Reference bots everyone can spar with, by variant and name.
 
-Entries are ``"module:Class"`` strings so that listing them imports nothing heavy.
+Each installed game names its reference bots in its ``GameSpec`` (``referee.rules.spec``) as
+``"module:Class"`` strings, so that listing them imports nothing heavy; this module names no game.
 """
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Iterator, Mapping
 
 from bot_sdk.bot import Bot
+from referee.rules.spec import installed_games, resolve
 
-REFERENCE_BOTS: dict[str, dict[str, str]] = {
-    "classic": {
-        "random": "bot_sdk.bots.classic:RandomBot",
-        "lowest": "bot_sdk.bots.classic:LowestBot",
-        "highest": "bot_sdk.bots.classic:HighestBot",
-        "heuristic": "bot_sdk.bots.classic:HeuristicBot",
-        "mc": "bot_sdk.bots.montecarlo:MonteCarloBot",
-    },
-    "junior-basic": {
-        "random": "bot_sdk.bots.junior:RandomBasicBot",
-        "heuristic": "bot_sdk.bots.junior:HeuristicBasicBot",
-    },
-    "junior-advanced": {
-        "random": "bot_sdk.bots.junior:RandomAdvancedBot",
-        "heuristic": "bot_sdk.bots.junior:HeuristicAdvancedBot",
-    },
-    "junior-experts": {
-        "random": "bot_sdk.bots.junior:RandomExpertsBot",
-        "heuristic": "bot_sdk.bots.junior:HeuristicExpertsBot",
-    },
-    "board": {"random": "bot_sdk.bots.board:RandomBot", "heuristic": "bot_sdk.bots.board:HeuristicBot"},
-    "anniversary": {
-        "random": "bot_sdk.bots.anniversary:RandomBot",
-        "heuristic": "bot_sdk.bots.anniversary:HeuristicBot",
-    },
-}
+
+def _table() -> dict[str, Mapping[str, str]]:
+    table: dict[str, Mapping[str, str]] = {}
+    for game in installed_games():
+        table.update(game.bots)
+    return table
+
+
+class _ReferenceBots(Mapping[str, Mapping[str, str]]):
+    """variant name → bot name → ``"module:Class"``, from the installed games, read on use."""
+
+    def __getitem__(self, variant: str) -> Mapping[str, str]:
+        return _table()[variant]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_table())
+
+    def __len__(self) -> int:
+        return len(_table())
+
+
+REFERENCE_BOTS: Mapping[str, Mapping[str, str]] = _ReferenceBots()
 """variant name → bot name → ``"module:Class"``."""
 
 
@@ -46,6 +44,5 @@ def reference_bot(variant: str, name: str) -> type[Bot]:
     target = bots.get(name)
     if target is None:
         raise ValueError(f"no reference bot {name!r} for {variant} (known: {', '.join(bots)})")
-    module, _, attr = target.partition(":")
-    cls: type[Bot] = getattr(importlib.import_module(module), attr)
+    cls: type[Bot] = resolve(target)
     return cls

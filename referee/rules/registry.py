@@ -1,27 +1,17 @@
-"""The variants by name: a plain list and a lookup that fails loudly."""
+"""The variants by name: the installed games' variants and a lookup that fails loudly."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from referee.rules.anniversary import Anniversary
-from referee.rules.brettspiel import Brettspiel
-from referee.rules.classic import Classic
 from referee.rules.config import config_from_mapping
 from referee.rules.core import Variant
 from referee.rules.errors import UnknownVariantError
-from referee.rules.junior import JuniorAdvanced, JuniorBasic, JuniorExperts
+from referee.rules.spec import LazyVariants
 
-VARIANTS: list[type[Variant[Any, Any]]] = [
-    Classic,
-    Brettspiel,
-    JuniorBasic,
-    JuniorAdvanced,
-    JuniorExperts,
-    Anniversary,
-]
-"""Every playable variant; a new variant module adds its class here."""
+VARIANTS: LazyVariants = LazyVariants()
+"""Every installed game's variants (the ``sixnimmt.games`` entry points), found on first use."""
 
 
 def find_variant(name: str) -> type[Variant[Any, Any]]:

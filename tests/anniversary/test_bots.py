@@ -1,6 +1,6 @@
 """Anniversary reference bots: legal in every decision, the heuristic spends special cards to avoid
 takes and beats random play; their actions are plain ints, so they play the same over gRPC
-(``test_wire.py``)."""
+(``test_anniversary_wire.py``)."""
 
 from __future__ import annotations
 

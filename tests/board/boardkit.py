@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.rules.board import Board, Tiles
-from referee.rules.brettspiel import Brettspiel, BrettspielConfig, BrettspielState, TileAttached
+from games.board.rules.board import Board, Tiles
+from games.board.rules.brettspiel import Brettspiel, BrettspielConfig, BrettspielState, TileAttached
 from referee.rules.core import Action, Event
 
 

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 
 import pytest
 
-from bot_sdk.arena import play_match
-from bot_sdk.board import BrettspielBot, BrettspielView, points_now, tiles_due
 from bot_sdk.bots import reference_bot
-from bot_sdk.bots.board import HeuristicBot, RandomBot
+from bot_sdk.play import play_match
+from games.board.bots import HeuristicBot, RandomBot
+from games.board.rules.brettspiel import Brettspiel
+from games.board.sdk import BrettspielBot, BrettspielView, points_now, tiles_due
 from referee.rules import CHANCE, make_variant
-from referee.rules.brettspiel import Brettspiel
 from referee.rules.errors import TranscriptError
 from referee.rules.transcript import Transcript, verify
 

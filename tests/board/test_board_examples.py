@@ -10,7 +10,7 @@ from __future__ import annotations
 import boardkit
 from boardkit import of_type, placements, step
 
-from referee.rules.brettspiel import (
+from games.board.rules.brettspiel import (
     LuckCard,
     LuckCardPlayed,
     PointsScored,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from referee.rules.board import (
+from games.board.rules.board import (
     BASIC_KINDS,
     Board,
     ScoreTrack,
@@ -18,7 +18,7 @@ from referee.rules.board import (
     load_board,
     load_tiles,
 )
-from referee.rules.brettspiel import Brettspiel, BrettspielConfig
+from games.board.rules.brettspiel import Brettspiel, BrettspielConfig
 from referee.rules.errors import ConfigError
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.rules.brettspiel import (
+from games.board.rules.brettspiel import (
     DEAL,
     Brettspiel,
     BrettspielConfig,

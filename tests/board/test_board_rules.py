@@ -6,8 +6,8 @@ import boardkit
 import pytest
 from boardkit import of_type, placements, step
 
-from referee.rules.board import Board, ScoreTrack
-from referee.rules.brettspiel import (
+from games.board.rules.board import Board, ScoreTrack
+from games.board.rules.brettspiel import (
     DEAL,
     OVER,
     Brettspiel,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import boardkit
 from boardkit import of_type, placements, step
 
-from referee.rules.brettspiel import (
+from games.board.rules.brettspiel import (
     ActionCard,
     ActionCardPlayed,
     LuckCard,

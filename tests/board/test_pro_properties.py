@@ -9,7 +9,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.rules.brettspiel import (
+from games.board.rules.brettspiel import (
     DEAL,
     ROW,
     ActionCardsReshuffled,
@@ -21,7 +21,7 @@ from referee.rules.brettspiel import (
     RowTaken,
     TileAttached,
 )
-from referee.rules.brettspiel_attach import put_tile, shift_to_front
+from games.board.rules.brettspiel_attach import put_tile, shift_to_front
 from referee.rules.chance import SeededChance
 from referee.rules.core import CHANCE, Event, Termination
 

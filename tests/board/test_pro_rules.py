@@ -7,8 +7,8 @@ import boardkit
 import pytest
 from boardkit import of_type, placements, step
 
-from referee.rules.board import load_board
-from referee.rules.brettspiel import (
+from games.board.rules.board import load_board
+from games.board.rules.brettspiel import (
     DRAW,
     OVER,
     ActionCard,

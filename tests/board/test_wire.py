@@ -11,9 +11,9 @@ import pytest
 
 from arena.remote import MatchPlan, local_referee, play_remote
 from arena.tournament import run_tournament
+from games.board.rules.board import Board, Tiles
+from games.board.rules.brettspiel import Brettspiel, BrettspielConfig, BrettspielState, BrettspielView
 from referee import wire
-from referee.rules.board import Board, Tiles
-from referee.rules.brettspiel import Brettspiel, BrettspielConfig, BrettspielState, BrettspielView
 from referee.rules.chance import SeededChance
 from referee.rules.core import CHANCE, Decision, DecisionKind
 from referee.rules.transcript import Transcript, replay, verify

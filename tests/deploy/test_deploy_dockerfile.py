@@ -137,7 +137,7 @@ def test_a_wheel_built_from_the_context_holds_every_roles_files(tmp_path: Path) 
         for p in (dk.REPO / "workers" / "store" / "migrations" / "versions").glob("*.py")
     }
     needed |= {
-        f"referee/rules/data/{p.name}" for p in (dk.REPO / "referee" / "rules" / "data").glob("*.json")
+        p.relative_to(dk.REPO).as_posix() for p in dk.REPO.glob("games/*/rules/data/*.json")
     }
     assert needed <= names, sorted(needed - names)
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]

@@ -6,8 +6,8 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+from games.junior.rules.junior import Junior, JuniorState
 from referee.rules import CHANCE, Decision, Event, SeededChance
-from referee.rules.junior import Junior, JuniorState
 
 
 def random_steps(

@@ -8,7 +8,7 @@ Each written card gets a distinct id of the default deck with exactly those cows
 
 from __future__ import annotations
 
-from referee.rules.junior_deck import JuniorDeck
+from games.junior.rules.junior_deck import JuniorDeck
 
 LETTERS = {"A": "zebu", "G": "holstein", "I": "water_buffalo", "J": "wagyu", "N": "bison", "S": "galloway"}
 

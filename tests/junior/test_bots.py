@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from bot_sdk.arena import play_match
 from bot_sdk.bots import reference_bot
-from bot_sdk.junior import JuniorAdvancedBot, JuniorBasicBot, JuniorExpertsBot
+from bot_sdk.play import play_match
+from games.junior.rules.junior import JuniorBasic, JuniorExperts, JuniorExpertsConfig, JuniorView
+from games.junior.sdk import JuniorAdvancedBot, JuniorBasicBot, JuniorExpertsBot
 from referee.rules import CHANCE, make_variant
-from referee.rules.junior import JuniorBasic, JuniorExperts, JuniorExpertsConfig, JuniorView
 
 from .games import random_steps
 from .notation import Cards

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from games.junior.rules.junior import JuniorAdvanced, JuniorAdvancedConfig, JuniorBasic, JuniorConfig
+from games.junior.rules.junior_deck import load_deck, parse_deck
 from referee.rules import ConfigError, find_variant, make_variant
-from referee.rules.junior import JuniorAdvanced, JuniorAdvancedConfig, JuniorBasic, JuniorConfig
-from referee.rules.junior_deck import load_deck, parse_deck
 
 
 def test_the_default_deck_is_the_one_in_the_rules_notes() -> None:

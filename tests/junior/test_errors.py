@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from games.junior.rules.junior import JuniorAdvanced, JuniorAdvancedConfig, JuniorBasic, JuniorExperts
 from referee.rules import (
     CHANCE,
     ConfigError,
@@ -15,7 +16,6 @@ from referee.rules import (
     SeededChance,
     make_variant,
 )
-from referee.rules.junior import JuniorAdvanced, JuniorAdvancedConfig, JuniorBasic, JuniorExperts
 
 from .games import random_steps
 from .notation import Cards

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from referee.rules import CHANCE, DecisionKind
-from referee.rules.junior import (
+from games.junior.rules.junior import (
     CardPlaced,
     CardPlayed,
     CardTurned,
@@ -12,6 +11,7 @@ from referee.rules.junior import (
     JuniorExpertsConfig,
     RowCollected,
 )
+from referee.rules import CHANCE, DecisionKind
 
 from .notation import Cards, spell_rows
 

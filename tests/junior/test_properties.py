@@ -7,8 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.rules import CHANCE, make_variant
-from referee.rules.junior import (
+from games.junior.rules.junior import (
     CardPlaced,
     CardPlayed,
     CardTurned,
@@ -19,6 +18,7 @@ from referee.rules.junior import (
     matching_rows,
     row_mask,
 )
+from referee.rules import CHANCE, make_variant
 
 from .games import random_steps
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from games.junior.rules.junior import JuniorAdvanced, JuniorAdvancedConfig, JuniorBasic
 from referee.rules import CHANCE
-from referee.rules.junior import JuniorAdvanced, JuniorAdvancedConfig, JuniorBasic
 
 from .notation import Cards
 

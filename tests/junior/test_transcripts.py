@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from bot_sdk.arena import play_match
 from bot_sdk.bots import reference_bot
+from bot_sdk.play import play_match
+from games.junior.rules.junior import JuniorBasic
 from referee.rules import CHANCE, TranscriptError, make_variant
-from referee.rules.junior import JuniorBasic
 from referee.rules.transcript import Transcript, replay, verify
 
 VARIANTS = [

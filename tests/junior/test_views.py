@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from games.junior.rules.junior import Junior, JuniorState
 from referee.rules import NotPendingError, event_to_json, make_variant
-from referee.rules.junior import Junior, JuniorState
 
 from .games import random_steps
 

@@ -15,9 +15,7 @@ import pytest
 
 from arena.remote import MatchPlan, play_remote
 from arena.tournament import run_tournament
-from referee import wire
-from referee.rules import CHANCE, make_variant
-from referee.rules.junior import (
+from games.junior.rules.junior import (
     CardDrawn,
     CardPlaced,
     CardPlayed,
@@ -28,7 +26,9 @@ from referee.rules.junior import (
     JuniorView,
     RowCollected,
 )
-from referee.rules.junior_deck import DEFAULT_DECK, load_deck
+from games.junior.rules.junior_deck import DEFAULT_DECK, load_deck
+from referee import wire
+from referee.rules import CHANCE, make_variant
 from referee.rules.transcript import Transcript, verify
 from sixnimmt.v1 import game_pb2
 

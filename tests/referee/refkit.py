@@ -11,8 +11,8 @@ from typing import Any
 
 from arena.remote import BotProcess, RefereeClient, RemoteMatch, spawn_bot
 from arena.tournament import LOCAL_SEAT_KEY
-from bot_sdk.arena import play_match
-from bot_sdk.bots.classic import RandomBot
+from bot_sdk.play import play_match
+from games.classic.bots import RandomBot
 from referee.rules.core import Action
 from referee.rules.registry import make_variant
 from referee.rules.transcript import Transcript

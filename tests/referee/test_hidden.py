@@ -18,8 +18,8 @@ import pytest
 from refkit import Processes, read_log, seat_decisions, transcript_of
 
 from arena.remote import MatchPlan, RefereeClient, RemoteMatch
+from games.classic.rules.classic import CardsRevealed
 from referee.rules.chance import seat_seed
-from referee.rules.classic import CardsRevealed
 from referee.rules.core import CHANCE
 from referee.rules.registry import make_variant
 from referee.rules.transcript import replay

@@ -11,8 +11,9 @@ from typing import Any, NamedTuple
 import pytest
 from wire_golden import GAMES, GOLDEN, Game, digests, messages
 
+from games.classic.rules import classic
 from referee import wire
-from referee.rules import DecisionKind, classic, make_variant
+from referee.rules import DecisionKind, make_variant
 from sixnimmt.v1 import game_pb2
 
 REWRITE = "If the change to the wire is intended, run `.venv/bin/python tests/referee/wire_golden.py`."
@@ -185,7 +186,7 @@ def test_each_variant_has_one_codec_and_a_view_of_another_type_is_refused() -> N
 def test_an_anniversary_view_keeps_its_flags_and_the_card_being_placed() -> None:
     """Blocked and 7 nimmt! rows, the card being placed (absent while cards are chosen) and a
     compound special-card decision come back as they went."""
-    from referee.rules.anniversary import Anniversary, AnniversaryConfig
+    from games.anniversary.rules.anniversary import Anniversary, AnniversaryConfig
 
     game = Anniversary(AnniversaryConfig(players=3))
     state = game.position(

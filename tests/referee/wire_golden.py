@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from games.board.rules.board import Board, Tiles
+from games.board.rules.brettspiel import Brettspiel, BrettspielConfig
+from games.junior.rules.junior_deck import DEFAULT_DECK, load_deck
 from referee import wire
 from referee.rules import CHANCE, Decision, Event, SeededChance, Variant, View, make_variant
-from referee.rules.board import Board, Tiles
-from referee.rules.brettspiel import Brettspiel, BrettspielConfig
-from referee.rules.junior_deck import DEFAULT_DECK, load_deck
 from sixnimmt.v1 import game_pb2
 
 HERE = Path(__file__).resolve().parent

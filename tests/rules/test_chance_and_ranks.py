@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from games.classic.rules.classic import CardPlaced, CardsRevealed, Classic, HandDealt
 from referee.rules.chance import SeededChance
-from referee.rules.classic import CardPlaced, CardsRevealed, Classic, HandDealt
 from referee.rules.core import Outcome, Termination, event_to_json, shared_ranks
 
 # -- SeededChance ------------------------------------------------------------------------------

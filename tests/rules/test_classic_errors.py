@@ -9,9 +9,9 @@ from typing import Any
 import notation
 import pytest
 
+from games.classic.rules.classic import Classic, ClassicConfig, ClassicState
 from referee.rules import make_variant
 from referee.rules.chance import SeededChance
-from referee.rules.classic import Classic, ClassicConfig, ClassicState
 from referee.rules.config import config_from_mapping
 from referee.rules.core import CHANCE
 from referee.rules.errors import (

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 import notation
 import pytest
 
+from games.classic.rules.classic import CardPlaced, CardsRevealed, Classic, ClassicConfig, ClassicState
 from referee.rules.cards import bull_heads
 from referee.rules.chance import SeededChance
-from referee.rules.classic import CardPlaced, CardsRevealed, Classic, ClassicConfig, ClassicState
 from referee.rules.core import Decision, DecisionKind, Event
 from referee.rules.errors import ConfigError
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import notation
 import pytest
 
+from games.classic.rules.classic import Classic, ClassicConfig, GameEnded, HandDealt, HandScored
 from referee.rules.chance import SeededChance
-from referee.rules.classic import Classic, ClassicConfig, GameEnded, HandDealt, HandScored
 from referee.rules.core import CHANCE, Decision, DecisionKind, Outcome, Termination
 from referee.rules.errors import GameOverError
 from referee.rules.transcript import Playthrough

@@ -9,14 +9,14 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-import games
+import classic_games as games
 import pytest
 import reference
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from games.classic.rules.classic import CardPlaced, Classic, ClassicConfig, ClassicState, ClassicView
 from referee.rules.cards import bull_heads
-from referee.rules.classic import CardPlaced, Classic, ClassicConfig, ClassicState, ClassicView
 from referee.rules.core import CHANCE, DecisionKind, Termination, event_to_json
 from referee.rules.errors import TranscriptError
 from referee.rules.transcript import Transcript, replay, verify

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.rules.brettspiel import Brettspiel
+from games.board.rules.brettspiel import Brettspiel
+from games.classic.rules.classic import Classic
+from games.junior.rules.junior import JuniorAdvanced, JuniorBasic, JuniorExperts
 from referee.rules.chance import SeededChance
-from referee.rules.classic import Classic
 from referee.rules.core import CHANCE, Action, Decision, DecisionKind, Event, ForcedMoves, Variant
-from referee.rules.junior import JuniorAdvanced, JuniorBasic, JuniorExperts
 from referee.rules.registry import VARIANTS, make_variant
 
 DEFAULTS = {

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import itertools
 
-import games
+import classic_games as games
 import reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.rules.classic import CardPlaced, Classic, ClassicConfig, RowChosen
+from games.classic.rules.classic import CardPlaced, Classic, ClassicConfig, RowChosen
 from referee.rules.core import CHANCE
 from referee.rules.placement import LOW, ascending_row, ascending_run, placement
 

@@ -24,7 +24,7 @@ import pytest
 from arena.remote import MatchPlan, RefereeClient
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("referee", "bot_sdk", "arena", "workers", "dashboard", "sixnimmt")
+PACKAGES = ("referee", "games", "bot_sdk", "arena", "workers", "dashboard", "sixnimmt")
 SERVER_ONLY = (
     "sqlalchemy",
     "alembic",

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot_sdk.search import ClassicSearch, Search
+from games.classic.rules.classic import Classic, ClassicConfig, ClassicState
 from referee.rules.chance import SeededChance
-from referee.rules.classic import Classic, ClassicConfig, ClassicState
 from referee.rules.core import CHANCE, Action, Termination, Variant
 from referee.rules.errors import ConfigError, IllegalActionError, NotPendingError
 from referee.rules.registry import make_variant

@@ -289,7 +289,7 @@ def replanned(store: Engine, league: repo.League) -> list[Block]:
 
 
 LOW_COPY = """
-from bot_sdk.bots.classic import LowestBot
+from games.classic.bots import LowestBot
 
 
 class LowCopy(LowestBot):

@@ -11,9 +11,9 @@ import os
 import time
 from pathlib import Path
 
-from bot_sdk.bot import ClassicBot
-from bot_sdk.bots.classic import RandomBot
-from referee.rules.classic import ClassicView
+from games.classic.bots import RandomBot
+from games.classic.rules.classic import ClassicView
+from games.classic.sdk import ClassicBot
 
 
 class Highest(ClassicBot):

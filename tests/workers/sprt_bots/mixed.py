@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from bot_sdk.bots.classic import HeuristicBot
-from referee.rules.classic import ClassicView
+from games.classic.bots import HeuristicBot
+from games.classic.rules.classic import ClassicView
 
 
 class Mixed(HeuristicBot):

@@ -1,0 +1,1 @@
+"""The anniversary game's pure rules engine (the rules layer: no I/O, no wire, nothing above)."""

@@ -1,0 +1,13 @@
+"""The 6 nimmt! board game, the Brettspiel (``board``): its parts."""
+
+from referee.rules.spec import GameSpec
+
+SPEC = GameSpec(
+    name="board",
+    order=1,
+    variants=("games.board.rules.brettspiel:Brettspiel",),
+    codec="games.board.wire",
+    sdk=("games.board.sdk:BrettspielBot",),
+    bots={"board": {"random": "games.board.bots:RandomBot", "heuristic": "games.board.bots:HeuristicBot"}},
+    docs="docs/rules.md#6-nimmt-brettspiel-board-alias-brettspiel",
+)

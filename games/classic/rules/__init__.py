@@ -1,0 +1,1 @@
+"""The classic game's pure rules engine (the rules layer: no I/O, no wire, nothing above)."""
