@@ -33,6 +33,11 @@ from sixnimmt.v1 import game_pb2, referee_pb2
 
 PROTOCOL_VERSION = 1
 
+PLUGIN = "plugin"
+"""The field of ``DecisionRequest`` and ``MatchEvent`` beside their ``view`` and ``payload`` oneofs
+(``google.protobuf.Any``) that carries a game not in game.proto: its own messages, packed. A
+plugin game declares ``Codec(variants, PLUGIN, …, view_message=…, event_message=…)``."""
+
 _log = logging.getLogger("sixnimmt.games")
 
 KIND_TO_WIRE: dict[DecisionKind, int] = {
@@ -481,6 +486,8 @@ class Codec:
         names: Mapping[type, Mapping[str, str]] | None = None,
         special: Mapping[type, Mapping[str, Special]] | None = None,
         event_fields: Mapping[type, str] | None = None,
+        view_message: Any = None,
+        event_message: Any = None,
     ) -> None:
         self.variants = tuple(variants)
         self.variant = self.variants[0]
@@ -488,15 +495,28 @@ class Codec:
         self.view = view
         self.events = tuple(events)
         compiler = _Compiler(names or {}, special or {})
-        envelope = (game_pb2.DecisionRequest.DESCRIPTOR, "view"), (game_pb2.MatchEvent.DESCRIPTOR, "payload")
-        for message, oneof_name in envelope:
-            if field not in {f.name for f in message.oneofs_by_name[oneof_name].fields}:
-                raise TypeError(f"{message.full_name}.{oneof_name} has no field {field!r} (game.proto)")
-        view_type = game_pb2.DecisionRequest.DESCRIPTOR.fields_by_name[field].message_type
+        plugin = field == PLUGIN
+        if plugin:
+            if view_message is None or event_message is None:
+                raise TypeError(f"a game in the {PLUGIN!r} field names its view_message and event_message")
+            view_type = getattr(view_message, "DESCRIPTOR", view_message)
+            event_type = getattr(event_message, "DESCRIPTOR", event_message)
+            view_path, event_path = "", ""
+        else:
+            request, event = game_pb2.DecisionRequest.DESCRIPTOR, game_pb2.MatchEvent.DESCRIPTOR
+            for message, oneof_name in ((request, "view"), (event, "payload")):
+                if field not in {f.name for f in message.oneofs_by_name[oneof_name].fields}:
+                    raise TypeError(f"{message.full_name}.{oneof_name} has no field {field!r} (game.proto)")
+            view_type = game_pb2.DecisionRequest.DESCRIPTOR.fields_by_name[field].message_type
+            event_type = game_pb2.MatchEvent.DESCRIPTOR.fields_by_name[field].message_type
+            view_path, event_path = f".{field}", f".{field}"
+        self.keys = (
+            (f"{PLUGIN}:{view_type.full_name}", f"{PLUGIN}:{event_type.full_name}") if plugin else (field,)
+        )
+        """What :func:`view_from_wire` and :func:`event_from_wire` find this codec by."""
         given = ("decision",) if "decision" in {name for name, _ in _record_fields(view)} else ()
-        compiler.record(view, view_type, "view_to_wire", "view_from_wire", path=f".{field}", given=given,
+        compiler.record(view, view_type, "view_to_wire", "view_from_wire", path=view_path, given=given,
                         shared=shared)  # fmt: skip
-        event_type = game_pb2.MatchEvent.DESCRIPTOR.fields_by_name[field].message_type
         if len(event_type.oneofs) != 1:
             raise TypeError(f"{event_type.full_name} must hold its events in one oneof")
         (oneof,) = event_type.oneofs
@@ -517,7 +537,7 @@ class Codec:
                             f"{sorted(set(wanted) - set(fields.values()))}")  # fmt: skip
         for cls, name in fields.items():
             compiler.record(cls, wanted[name].message_type, f"write_{name}", f"read_{name}",
-                            path=f".{field}.{name}", checked=False)  # fmt: skip
+                            path=f"{event_path}.{name}", checked=False)  # fmt: skip
         scope = compiler.build()
         self.source: str = scope["__source__"]
         """The generated converters, for reading."""
@@ -534,6 +554,36 @@ class Codec:
         self._readers: dict[str, Callable[[Any], Event]] = {
             name: scope[f"read_{name}"] for name in fields.values()
         }
+        self._event_class: Any = None
+        if plugin:
+            self._pack(message_class(view_type), message_class(event_type))
+
+    def _pack(self, view_class: Any, event_class: Any) -> None:
+        """A plugin game's converters: its own messages, packed into the ``plugin`` Any fields."""
+        write_view, read_view = self.view_to_wire, self.view_from_wire
+
+        def view_to_wire(view: View, out: game_pb2.DecisionRequest) -> None:
+            inner = view_class()
+            write_view(view, inner)
+            out.plugin.Pack(inner)
+
+        def view_from_wire(message: game_pb2.DecisionRequest, decision: Decision) -> View:
+            inner = view_class()
+            if not message.plugin.Unpack(inner):
+                raise WireError(f"request {message.id} holds no {view_class.DESCRIPTOR.full_name}")
+            return read_view(inner, decision)
+
+        def packed(write: Callable[[Event, Any], None]) -> Callable[[Event, game_pb2.MatchEvent], None]:
+            def event_to_wire(event: Event, out: game_pb2.MatchEvent) -> None:
+                inner = event_class()
+                write(event, inner)
+                out.plugin.Pack(inner)
+
+            return event_to_wire
+
+        self.view_to_wire, self.view_from_wire = view_to_wire, view_from_wire
+        self._writers = {cls: packed(write) for cls, write in self._writers.items()}
+        self._event_class = event_class
 
     def named(self, variant: str) -> Codec:
         """This codec as the codec of one of its variants."""
@@ -563,7 +613,14 @@ class Codec:
 
     def event_from_wire(self, message: game_pb2.MatchEvent) -> Event:
         """The event a message holds."""
-        which = getattr(message, self.view_field).WhichOneof(self.oneof)
+        if self._event_class is not None:
+            inner = self._event_class()
+            if not message.plugin.Unpack(inner):
+                raise WireError(f"event of {self.variant} holds no {inner.DESCRIPTOR.full_name}")
+            message = inner
+            which = inner.WhichOneof(self.oneof)
+        else:
+            which = getattr(message, self.view_field).WhichOneof(self.oneof)
         reader = self._readers.get(which or "")
         if reader is None:
             raise WireError(f"unknown {self.variant} event {which!r}")
@@ -585,20 +642,29 @@ def register(game: Codec) -> None:
         raise ValueError(f"variant {taken[0]!r} has a codec already")
     for variant in game.variants:
         CODECS[variant] = game.named(variant)
-    _CODEC_BY_FIELD.setdefault(game.view_field, CODECS[game.variants[0]])
+    for key in game.keys:
+        _CODEC_BY_FIELD.setdefault(key, CODECS[game.variants[0]])
 
 
-_loaded = False
+def _key(field: str | None, message: Any) -> str:
+    """What a received view or event's codec is registered by: its oneof field, or for a plugin
+    game the message its Any packs (the type URL's last part)."""
+    if field is None and message.HasField(PLUGIN):
+        return f"{PLUGIN}:{message.plugin.type_url.rpartition('/')[2]}"
+    return field or ""
+
+
+_loaded: set[str] = set()
+"""The games whose codec modules were imported (or failed to)."""
 
 
 def load_codecs() -> None:
-    """Import every installed game's codec module (its ``GameSpec.codec``), which registers it;
-    once. A game whose codec fails to load says so in one line and is not served."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
+    """Import every installed game's codec module (its ``GameSpec.codec``), which registers it,
+    once per game. A game whose codec fails to load says so in one line and is not served."""
     for game in installed_games():
+        if game.name in _loaded:
+            continue
+        _loaded.add(game.name)
         if not game.codec:
             continue
         try:
@@ -664,7 +730,7 @@ def view_from_wire(message: game_pb2.DecisionRequest) -> View:
     """The typed view of a request, its decision included."""
     field = message.WhichOneof("view")
     load_codecs()
-    codec_ = _CODEC_BY_FIELD.get(field or "")
+    codec_ = _CODEC_BY_FIELD.get(_key(field, message))
     if codec_ is None:
         raise WireError(f"request {message.id} holds no view this SDK knows ({field!r})")
     return codec_.view_from_wire(message, decision_from_wire(message))
@@ -689,7 +755,7 @@ def event_from_wire(message: game_pb2.MatchEvent) -> Event:
     """A domain event from the wire."""
     field = message.WhichOneof("payload")
     load_codecs()
-    codec_ = _CODEC_BY_FIELD.get(field or "")
+    codec_ = _CODEC_BY_FIELD.get(_key(field, message))
     if codec_ is None:
         raise WireError(f"event of unknown variant payload {field!r}")
     return codec_.event_from_wire(message)

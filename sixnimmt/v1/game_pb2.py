@@ -22,41 +22,42 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 from sixnimmt.v1 import anniversary_pb2 as sixnimmt_dot_v1_dot_anniversary__pb2
 from sixnimmt.v1 import board_pb2 as sixnimmt_dot_v1_dot_board__pb2
 from sixnimmt.v1 import classic_pb2 as sixnimmt_dot_v1_dot_classic__pb2
 from sixnimmt.v1 import junior_pb2 as sixnimmt_dot_v1_dot_junior__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16sixnimmt/v1/game.proto\x12\x0bsixnimmt.v1\x1a\x1dsixnimmt/v1/anniversary.proto\x1a\x17sixnimmt/v1/board.proto\x1a\x19sixnimmt/v1/classic.proto\x1a\x18sixnimmt/v1/junior.proto\"\x1a\n\x08IntTuple\x12\x0e\n\x06values\x18\x01 \x03(\x05\"K\n\x06\x41\x63tion\x12\x10\n\x06number\x18\x01 \x01(\x05H\x00\x12&\n\x05tuple\x18\x02 \x01(\x0b\x32\x15.sixnimmt.v1.IntTupleH\x00\x42\x07\n\x05value\"\x8e\x03\n\x0f\x44\x65\x63isionRequest\x12\n\n\x02id\x18\x01 \x01(\x04\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\'\n\x04kind\x18\x04 \x01(\x0e\x32\x19.sixnimmt.v1.DecisionKind\x12\x0f\n\x07options\x18\x05 \x03(\x05\x12,\n\rtuple_options\x18\x06 \x03(\x0b\x32\x15.sixnimmt.v1.IntTuple\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x07 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x08 \x01(\r\x12+\n\x07\x63lassic\x18\n \x01(\x0b\x32\x18.sixnimmt.v1.ClassicViewH\x00\x12)\n\x06junior\x18\x0b \x01(\x0b\x32\x17.sixnimmt.v1.JuniorViewH\x00\x12\'\n\x05\x62oard\x18\x0c \x01(\x0b\x32\x16.sixnimmt.v1.BoardViewH\x00\x12\x33\n\x0b\x61nniversary\x18\r \x01(\x0b\x32\x1c.sixnimmt.v1.AnniversaryViewH\x00\x42\x06\n\x04view\"O\n\rDecisionReply\x12\n\n\x02id\x18\x01 \x01(\x04\x12#\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x13.sixnimmt.v1.Action\x12\r\n\x05\x65rror\x18\x03 \x01(\t\"\xf1\x01\n\nMatchEvent\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04step\x18\x02 \x01(\r\x12,\n\x07\x63lassic\x18\n \x01(\x0b\x32\x19.sixnimmt.v1.ClassicEventH\x00\x12*\n\x06junior\x18\x0b \x01(\x0b\x32\x18.sixnimmt.v1.JuniorEventH\x00\x12(\n\x05\x62oard\x18\x0c \x01(\x0b\x32\x17.sixnimmt.v1.BoardEventH\x00\x12\x34\n\x0b\x61nniversary\x18\r \x01(\x0b\x32\x1d.sixnimmt.v1.AnniversaryEventH\x00\x42\t\n\x07payload\"A\n\nFaultCount\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.sixnimmt.v1.FaultKind\x12\r\n\x05\x63ount\x18\x02 \x01(\r\"\xe7\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0f\n\x07\x65ntrant\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x05\x12\x0c\n\x04rank\x18\x04 \x01(\x05\x12\'\n\x06\x66\x61ults\x18\x05 \x03(\x0b\x32\x17.sixnimmt.v1.FaultCount\x12\x11\n\tdefaulted\x18\x06 \x01(\r\x12\x11\n\tdecisions\x18\x07 \x01(\r\x12\x11\n\tforfeited\x18\x08 \x01(\x08\x12\x10\n\x08think_ms\x18\t \x01(\x04\x12)\n\x07reasons\x18\n \x03(\x0b\x32\x18.sixnimmt.v1.FaultReason\"R\n\x0b\x46\x61ultReason\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.sixnimmt.v1.FaultKind\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\r\n\x05\x63ount\x18\x03 \x01(\r\"\xcf\x01\n\x0bMatchResult\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12(\n\x06status\x18\x02 \x01(\x0e\x32\x18.sixnimmt.v1.MatchStatus\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12&\n\x05seats\x18\x04 \x03(\x0b\x32\x17.sixnimmt.v1.SeatResult\x12\x13\n\x0btermination\x18\x05 \x01(\t\x12\x0e\n\x06\x64igest\x18\x06 \x01(\t\x12\x17\n\x0ftranscript_json\x18\x07 \x01(\t\x12\r\n\x05\x65rror\x18\x08 \x01(\t*\xe0\x01\n\x0c\x44\x65\x63isionKind\x12\x1d\n\x19\x44\x45\x43ISION_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x44\x45\x43ISION_KIND_CARD\x10\x01\x12\x15\n\x11\x44\x45\x43ISION_KIND_ROW\x10\x02\x12\x1a\n\x16\x44\x45\x43ISION_KIND_CARD_ROW\x10\x03\x12\x17\n\x13\x44\x45\x43ISION_KIND_CARDS\x10\x04\x12\x16\n\x12\x44\x45\x43ISION_KIND_LUCK\x10\x05\x12\x1d\n\x19\x44\x45\x43ISION_KIND_ACTION_CARD\x10\x06\x12\x16\n\x12\x44\x45\x43ISION_KIND_PILE\x10\x07*\xbb\x01\n\tFaultKind\x12\x1a\n\x16\x46\x41ULT_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46\x41ULT_KIND_TIMEOUT\x10\x01\x12\x14\n\x10\x46\x41ULT_KIND_CRASH\x10\x02\x12\x19\n\x15\x46\x41ULT_KIND_DISCONNECT\x10\x03\x12\x16\n\x12\x46\x41ULT_KIND_ILLEGAL\x10\x04\x12\x17\n\x13\x46\x41ULT_KIND_PROTOCOL\x10\x05\x12\x18\n\x14\x46\x41ULT_KIND_EXCEPTION\x10\x06*\x94\x01\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n\x14MATCH_STATUS_RUNNING\x10\x02\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x03\x12\x18\n\x14MATCH_STATUS_ABORTED\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16sixnimmt/v1/game.proto\x12\x0bsixnimmt.v1\x1a\x19google/protobuf/any.proto\x1a\x1dsixnimmt/v1/anniversary.proto\x1a\x17sixnimmt/v1/board.proto\x1a\x19sixnimmt/v1/classic.proto\x1a\x18sixnimmt/v1/junior.proto\"\x1a\n\x08IntTuple\x12\x0e\n\x06values\x18\x01 \x03(\x05\"K\n\x06\x41\x63tion\x12\x10\n\x06number\x18\x01 \x01(\x05H\x00\x12&\n\x05tuple\x18\x02 \x01(\x0b\x32\x15.sixnimmt.v1.IntTupleH\x00\x42\x07\n\x05value\"\xb4\x03\n\x0f\x44\x65\x63isionRequest\x12\n\n\x02id\x18\x01 \x01(\x04\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\'\n\x04kind\x18\x04 \x01(\x0e\x32\x19.sixnimmt.v1.DecisionKind\x12\x0f\n\x07options\x18\x05 \x03(\x05\x12,\n\rtuple_options\x18\x06 \x03(\x0b\x32\x15.sixnimmt.v1.IntTuple\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x07 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x08 \x01(\r\x12+\n\x07\x63lassic\x18\n \x01(\x0b\x32\x18.sixnimmt.v1.ClassicViewH\x00\x12)\n\x06junior\x18\x0b \x01(\x0b\x32\x17.sixnimmt.v1.JuniorViewH\x00\x12\'\n\x05\x62oard\x18\x0c \x01(\x0b\x32\x16.sixnimmt.v1.BoardViewH\x00\x12\x33\n\x0b\x61nniversary\x18\r \x01(\x0b\x32\x1c.sixnimmt.v1.AnniversaryViewH\x00\x12$\n\x06plugin\x18\x0f \x01(\x0b\x32\x14.google.protobuf.AnyB\x06\n\x04view\"O\n\rDecisionReply\x12\n\n\x02id\x18\x01 \x01(\x04\x12#\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x13.sixnimmt.v1.Action\x12\r\n\x05\x65rror\x18\x03 \x01(\t\"\x97\x02\n\nMatchEvent\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04step\x18\x02 \x01(\r\x12,\n\x07\x63lassic\x18\n \x01(\x0b\x32\x19.sixnimmt.v1.ClassicEventH\x00\x12*\n\x06junior\x18\x0b \x01(\x0b\x32\x18.sixnimmt.v1.JuniorEventH\x00\x12(\n\x05\x62oard\x18\x0c \x01(\x0b\x32\x17.sixnimmt.v1.BoardEventH\x00\x12\x34\n\x0b\x61nniversary\x18\r \x01(\x0b\x32\x1d.sixnimmt.v1.AnniversaryEventH\x00\x12$\n\x06plugin\x18\x0f \x01(\x0b\x32\x14.google.protobuf.AnyB\t\n\x07payload\"A\n\nFaultCount\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.sixnimmt.v1.FaultKind\x12\r\n\x05\x63ount\x18\x02 \x01(\r\"\xe7\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0f\n\x07\x65ntrant\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x05\x12\x0c\n\x04rank\x18\x04 \x01(\x05\x12\'\n\x06\x66\x61ults\x18\x05 \x03(\x0b\x32\x17.sixnimmt.v1.FaultCount\x12\x11\n\tdefaulted\x18\x06 \x01(\r\x12\x11\n\tdecisions\x18\x07 \x01(\r\x12\x11\n\tforfeited\x18\x08 \x01(\x08\x12\x10\n\x08think_ms\x18\t \x01(\x04\x12)\n\x07reasons\x18\n \x03(\x0b\x32\x18.sixnimmt.v1.FaultReason\"R\n\x0b\x46\x61ultReason\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.sixnimmt.v1.FaultKind\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\r\n\x05\x63ount\x18\x03 \x01(\r\"\xcf\x01\n\x0bMatchResult\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12(\n\x06status\x18\x02 \x01(\x0e\x32\x18.sixnimmt.v1.MatchStatus\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12&\n\x05seats\x18\x04 \x03(\x0b\x32\x17.sixnimmt.v1.SeatResult\x12\x13\n\x0btermination\x18\x05 \x01(\t\x12\x0e\n\x06\x64igest\x18\x06 \x01(\t\x12\x17\n\x0ftranscript_json\x18\x07 \x01(\t\x12\r\n\x05\x65rror\x18\x08 \x01(\t*\xe0\x01\n\x0c\x44\x65\x63isionKind\x12\x1d\n\x19\x44\x45\x43ISION_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x44\x45\x43ISION_KIND_CARD\x10\x01\x12\x15\n\x11\x44\x45\x43ISION_KIND_ROW\x10\x02\x12\x1a\n\x16\x44\x45\x43ISION_KIND_CARD_ROW\x10\x03\x12\x17\n\x13\x44\x45\x43ISION_KIND_CARDS\x10\x04\x12\x16\n\x12\x44\x45\x43ISION_KIND_LUCK\x10\x05\x12\x1d\n\x19\x44\x45\x43ISION_KIND_ACTION_CARD\x10\x06\x12\x16\n\x12\x44\x45\x43ISION_KIND_PILE\x10\x07*\xbb\x01\n\tFaultKind\x12\x1a\n\x16\x46\x41ULT_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46\x41ULT_KIND_TIMEOUT\x10\x01\x12\x14\n\x10\x46\x41ULT_KIND_CRASH\x10\x02\x12\x19\n\x15\x46\x41ULT_KIND_DISCONNECT\x10\x03\x12\x16\n\x12\x46\x41ULT_KIND_ILLEGAL\x10\x04\x12\x17\n\x13\x46\x41ULT_KIND_PROTOCOL\x10\x05\x12\x18\n\x14\x46\x41ULT_KIND_EXCEPTION\x10\x06*\x94\x01\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n\x14MATCH_STATUS_RUNNING\x10\x02\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x03\x12\x18\n\x14MATCH_STATUS_ABORTED\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sixnimmt.v1.game_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DECISIONKIND']._serialized_start=1575
-  _globals['_DECISIONKIND']._serialized_end=1799
-  _globals['_FAULTKIND']._serialized_start=1802
-  _globals['_FAULTKIND']._serialized_end=1989
-  _globals['_MATCHSTATUS']._serialized_start=1992
-  _globals['_MATCHSTATUS']._serialized_end=2140
-  _globals['_INTTUPLE']._serialized_start=148
-  _globals['_INTTUPLE']._serialized_end=174
-  _globals['_ACTION']._serialized_start=176
-  _globals['_ACTION']._serialized_end=251
-  _globals['_DECISIONREQUEST']._serialized_start=254
-  _globals['_DECISIONREQUEST']._serialized_end=652
-  _globals['_DECISIONREPLY']._serialized_start=654
-  _globals['_DECISIONREPLY']._serialized_end=733
-  _globals['_MATCHEVENT']._serialized_start=736
-  _globals['_MATCHEVENT']._serialized_end=977
-  _globals['_FAULTCOUNT']._serialized_start=979
-  _globals['_FAULTCOUNT']._serialized_end=1044
-  _globals['_SEATRESULT']._serialized_start=1047
-  _globals['_SEATRESULT']._serialized_end=1278
-  _globals['_FAULTREASON']._serialized_start=1280
-  _globals['_FAULTREASON']._serialized_end=1362
-  _globals['_MATCHRESULT']._serialized_start=1365
-  _globals['_MATCHRESULT']._serialized_end=1572
+  _globals['_DECISIONKIND']._serialized_start=1678
+  _globals['_DECISIONKIND']._serialized_end=1902
+  _globals['_FAULTKIND']._serialized_start=1905
+  _globals['_FAULTKIND']._serialized_end=2092
+  _globals['_MATCHSTATUS']._serialized_start=2095
+  _globals['_MATCHSTATUS']._serialized_end=2243
+  _globals['_INTTUPLE']._serialized_start=175
+  _globals['_INTTUPLE']._serialized_end=201
+  _globals['_ACTION']._serialized_start=203
+  _globals['_ACTION']._serialized_end=278
+  _globals['_DECISIONREQUEST']._serialized_start=281
+  _globals['_DECISIONREQUEST']._serialized_end=717
+  _globals['_DECISIONREPLY']._serialized_start=719
+  _globals['_DECISIONREPLY']._serialized_end=798
+  _globals['_MATCHEVENT']._serialized_start=801
+  _globals['_MATCHEVENT']._serialized_end=1080
+  _globals['_FAULTCOUNT']._serialized_start=1082
+  _globals['_FAULTCOUNT']._serialized_end=1147
+  _globals['_SEATRESULT']._serialized_start=1150
+  _globals['_SEATRESULT']._serialized_end=1381
+  _globals['_FAULTREASON']._serialized_start=1383
+  _globals['_FAULTREASON']._serialized_end=1465
+  _globals['_MATCHRESULT']._serialized_start=1468
+  _globals['_MATCHRESULT']._serialized_end=1675
 # @@protoc_insertion_point(module_scope)

@@ -1,3 +1,4 @@
+from google.protobuf import any_pb2 as _any_pb2
 from sixnimmt.v1 import anniversary_pb2 as _anniversary_pb2
 from sixnimmt.v1 import board_pb2 as _board_pb2
 from sixnimmt.v1 import classic_pb2 as _classic_pb2
@@ -75,7 +76,7 @@ class Action(_message.Message):
     def __init__(self, number: _Optional[int] = ..., tuple: _Optional[_Union[IntTuple, _Mapping]] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("id", "match_id", "seat", "kind", "options", "tuple_options", "deadline_ms", "time_bank_ms", "classic", "junior", "board", "anniversary")
+    __slots__ = ("id", "match_id", "seat", "kind", "options", "tuple_options", "deadline_ms", "time_bank_ms", "classic", "junior", "board", "anniversary", "plugin")
     ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -88,6 +89,7 @@ class DecisionRequest(_message.Message):
     JUNIOR_FIELD_NUMBER: _ClassVar[int]
     BOARD_FIELD_NUMBER: _ClassVar[int]
     ANNIVERSARY_FIELD_NUMBER: _ClassVar[int]
+    PLUGIN_FIELD_NUMBER: _ClassVar[int]
     id: int
     match_id: str
     seat: int
@@ -100,7 +102,8 @@ class DecisionRequest(_message.Message):
     junior: _junior_pb2.JuniorView
     board: _board_pb2.BoardView
     anniversary: _anniversary_pb2.AnniversaryView
-    def __init__(self, id: _Optional[int] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., options: _Optional[_Iterable[int]] = ..., tuple_options: _Optional[_Iterable[_Union[IntTuple, _Mapping]]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., classic: _Optional[_Union[_classic_pb2.ClassicView, _Mapping]] = ..., junior: _Optional[_Union[_junior_pb2.JuniorView, _Mapping]] = ..., board: _Optional[_Union[_board_pb2.BoardView, _Mapping]] = ..., anniversary: _Optional[_Union[_anniversary_pb2.AnniversaryView, _Mapping]] = ...) -> None: ...
+    plugin: _any_pb2.Any
+    def __init__(self, id: _Optional[int] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., options: _Optional[_Iterable[int]] = ..., tuple_options: _Optional[_Iterable[_Union[IntTuple, _Mapping]]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., classic: _Optional[_Union[_classic_pb2.ClassicView, _Mapping]] = ..., junior: _Optional[_Union[_junior_pb2.JuniorView, _Mapping]] = ..., board: _Optional[_Union[_board_pb2.BoardView, _Mapping]] = ..., anniversary: _Optional[_Union[_anniversary_pb2.AnniversaryView, _Mapping]] = ..., plugin: _Optional[_Union[_any_pb2.Any, _Mapping]] = ...) -> None: ...
 
 class DecisionReply(_message.Message):
     __slots__ = ("id", "action", "error")
@@ -113,20 +116,22 @@ class DecisionReply(_message.Message):
     def __init__(self, id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
-    __slots__ = ("match_id", "step", "classic", "junior", "board", "anniversary")
+    __slots__ = ("match_id", "step", "classic", "junior", "board", "anniversary", "plugin")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     STEP_FIELD_NUMBER: _ClassVar[int]
     CLASSIC_FIELD_NUMBER: _ClassVar[int]
     JUNIOR_FIELD_NUMBER: _ClassVar[int]
     BOARD_FIELD_NUMBER: _ClassVar[int]
     ANNIVERSARY_FIELD_NUMBER: _ClassVar[int]
+    PLUGIN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     step: int
     classic: _classic_pb2.ClassicEvent
     junior: _junior_pb2.JuniorEvent
     board: _board_pb2.BoardEvent
     anniversary: _anniversary_pb2.AnniversaryEvent
-    def __init__(self, match_id: _Optional[str] = ..., step: _Optional[int] = ..., classic: _Optional[_Union[_classic_pb2.ClassicEvent, _Mapping]] = ..., junior: _Optional[_Union[_junior_pb2.JuniorEvent, _Mapping]] = ..., board: _Optional[_Union[_board_pb2.BoardEvent, _Mapping]] = ..., anniversary: _Optional[_Union[_anniversary_pb2.AnniversaryEvent, _Mapping]] = ...) -> None: ...
+    plugin: _any_pb2.Any
+    def __init__(self, match_id: _Optional[str] = ..., step: _Optional[int] = ..., classic: _Optional[_Union[_classic_pb2.ClassicEvent, _Mapping]] = ..., junior: _Optional[_Union[_junior_pb2.JuniorEvent, _Mapping]] = ..., board: _Optional[_Union[_board_pb2.BoardEvent, _Mapping]] = ..., anniversary: _Optional[_Union[_anniversary_pb2.AnniversaryEvent, _Mapping]] = ..., plugin: _Optional[_Union[_any_pb2.Any, _Mapping]] = ...) -> None: ...
 
 class FaultCount(_message.Message):
     __slots__ = ("kind", "count")

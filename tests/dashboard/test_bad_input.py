@@ -195,7 +195,8 @@ def test_a_seat_view_never_holds_another_seats_hand_api(
             mine = client.get(f"/api/matches/{match['id']}/replay?seat={seat}").json()
             assert "transcript" not in mine["match"]
             for frame, full in zip(mine["frames"], everything, strict=True):
-                assert set(frame) == {"variant", "step", "steps", "seat", "events", "lines", "view", "outcome"}
+                keys = {"variant", "step", "steps", "seat", "events", "lines", "view", "outcome"}
+                assert set(frame) == keys
                 assert frame["view"]["hand"] == full["seats"][seat]["hand"]
                 hidden = set().union(*(set(full["seats"][s]["hand"]) for s in range(3) if s != seat))
                 assert not cards_in(frame) & hidden, (match["id"], frame["step"], seat)
