@@ -100,6 +100,18 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+class GameEnded(NamedTuple):
+    """The game is over: the last event of every game, one type for all of them.
+
+    ``termination`` is a :class:`Termination` value. Each game's event oneof on the wire has its
+    own ``game_ended`` field for it (the codec maps it by name).
+    """
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    termination: str
+
+
 class Termination(enum.Enum):
     """Why a game ended."""
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from referee.rules.core import Decision
+from referee.rules.core import GameEnded as GameEnded  # the core's game-over event, among this game's
 
 
 class RoundDealt(NamedTuple):
@@ -108,14 +109,6 @@ class RoundScored(NamedTuple):
     round: int
     bulls: tuple[int, ...]
     totals: tuple[int, ...]
-
-
-class GameEnded(NamedTuple):
-    """The game is over."""
-
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    termination: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from games.board.rules.board import Board
 from referee.rules.core import Action, Decision
+from referee.rules.core import GameEnded as GameEnded  # the core's game-over event, among this game's
 
 
 class LuckCard(enum.IntEnum):
@@ -177,14 +178,6 @@ class LuckCardTaken(NamedTuple):
 
     seat: int
     card: int
-
-
-class GameEnded(NamedTuple):
-    """The game is over."""
-
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    termination: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from referee.rules.core import (
     Variant,
     shared_ranks,
 )
+from referee.rules.core import GameEnded as GameEnded  # the core's game-over event, among this game's
 from referee.rules.errors import ConfigError, GameOverError, IllegalActionError, NotPendingError
 from referee.rules.placement import LOW, ascending_run, placement
 
@@ -138,14 +139,6 @@ class HandScored(NamedTuple):
     hand: int
     bulls: tuple[int, ...]
     totals: tuple[int, ...]
-
-
-class GameEnded(NamedTuple):
-    """The game is over."""
-
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    termination: str
 
 
 @dataclass(frozen=True, slots=True)

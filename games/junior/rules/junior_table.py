@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from games.junior.rules.junior_deck import DEFAULT_DECK, JuniorDeck, load_deck
 from referee.rules.config import bounded, check_bounds
 from referee.rules.core import Action, Decision, Outcome
+from referee.rules.core import GameEnded as GameEnded  # the core's game-over event, among this game's
 from referee.rules.errors import ConfigError
 
 Rows = tuple[tuple[int, ...], ...]
@@ -178,14 +179,6 @@ class RowCollected(NamedTuple):
     row: int
     cards: tuple[int, ...]
     total: int
-
-
-class GameEnded(NamedTuple):
-    """The game is over."""
-
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    termination: str
 
 
 @dataclass(frozen=True, slots=True)
