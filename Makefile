@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test chromium lint bench bench-quick golden proto clean image image-test chaos
+.PHONY: run test bubblewrap chromium lint bench bench-quick golden proto clean image image-test chaos
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 LEAGUE ?= demo
 LEAGUE_BOTS ?= examples/cautious_bot.py,random,lowest,highest,heuristic,mc
 LEAGUE_DEALS ?= 2
-run: $(STAMP)
+run: $(STAMP) bubblewrap
 	@if $(BIN)/sixnimmt league status '$(LEAGUE)' --json >/dev/null 2>&1; then \
 		echo "make run: league $(LEAGUE) is in the store: playing what is left of it, then its standings" \
 			"(a new league: make run LEAGUE=another-name)" >&2; \
@@ -31,8 +31,25 @@ run: $(STAMP)
 ## The whole suite: lint first, then every test (statistical and golden ones included). The
 ## dashboard's browser tests need chromium: `make test` installs it (see chromium below) or stops
 ## with the command to run, and the tests fail rather than skip if it is still missing.
-test: lint chromium
+test: lint bubblewrap chromium
 	SIXNIMMT_TEST_BROWSER=required $(BIN)/python -m pytest -n 2 -q
+
+## bubblewrap: every bot runs sandboxed under bwrap, and the sandbox refuses to run a bot without
+## it (docs/sandbox.md), so `make run` and `make test` need it. Missing, it is installed with
+## apt-get when we are root (as on CI); otherwise this stops with the command to run.
+BWRAP ?= $(shell command -v bwrap 2>/dev/null)
+bubblewrap:
+	@if [ -n "$(BWRAP)" ] && [ -x "$(BWRAP)" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "make: installing bubblewrap, the bots' sandbox (apt-get install bubblewrap)" >&2; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		{ apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } || { \
+			echo "make: ERROR: apt-get could not install bubblewrap, which the bots' sandbox needs" >&2; exit 1; }; \
+	else \
+		echo "make: ERROR: every bot runs under bubblewrap (bwrap), which is not installed; run" \
+			"'sudo apt-get update && sudo apt-get install -y bubblewrap' (or your system's bubblewrap" \
+			"package), then make again" >&2; exit 1; \
+	fi
 
 ## Debian's chromium, which the dashboard's browser tests drive through Playwright (never a browser
 ## download of Playwright's own), looked for as tests/dashboard/test_browser.py does. Missing, it is

@@ -121,3 +121,26 @@ def test_browser_tests_fail_when_required_and_skip_with_the_reason_otherwise(req
         # Every browser test skipped (however many there are), none run, none failed.
         summary = done.stdout.strip().splitlines()[-1]
         assert done.returncode == 0 and re.fullmatch(r"\d+ skipped in .*", summary), done.stdout
+
+
+# -- the sandbox both commands need --------------------------------------------------------------
+
+
+def test_bubblewrap_at_hand_is_used_as_it_is() -> None:
+    done = make("bubblewrap", "BWRAP=/bin/sh")
+    assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
+
+
+def test_without_bubblewrap_and_root_make_says_the_command(tmp_path: Path) -> None:
+    done = make("bubblewrap", "BWRAP=", env={"PATH": f"{_not_root(tmp_path)}:{os.environ['PATH']}"})
+    assert done.returncode != 0
+    assert "'sudo apt-get update && sudo apt-get install -y bubblewrap'" in done.stderr
+
+
+def test_make_run_and_make_test_get_bubblewrap_first() -> None:
+    for target in ("run", "test"):
+        planned = make("-n", target)
+        assert planned.returncode == 0, planned.stderr
+        lines = planned.stdout.splitlines()
+        first_sixnimmt = next(n for n, line in enumerate(lines) if "sixnimmt" in line or "-m pytest" in line)
+        assert any("apt-get install -y -qq bubblewrap" in line for line in lines[:first_sixnimmt]), target
