@@ -32,6 +32,20 @@ def default_store(cwd: Path) -> Path:
     return Path(cwd).resolve() / "xdg-data" / "sixnimmt" / "sixnimmt.db"
 
 
+def read_until_closed(fd: int) -> bytes:
+    """Everything read from the pseudo-terminal ``fd`` until its other end is closed."""
+    data = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def free_port() -> int:
     """A TCP port nobody listens on right now."""
     with socket.socket() as s:

@@ -15,7 +15,7 @@ import termios
 from pathlib import Path
 
 import pytest
-from testkit import sixnimmt
+from testkit import read_until_closed, sixnimmt
 
 from bot_sdk.progress import STEP_PERCENT, ProgressLines
 
@@ -66,15 +66,7 @@ def test_on_a_terminal_the_bar_and_no_lines(tmp_path: Path) -> None:
         command, stdout=subprocess.DEVNULL, stderr=terminal, cwd=tmp_path, env=env
     ) as child:
         os.close(terminal)
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(controller, 4096)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            shown += chunk
+        shown = read_until_closed(controller)
         assert child.wait(timeout=120) == 0
     os.close(controller)
     text = shown.decode(errors="replace")

@@ -16,7 +16,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-from testkit import sixnimmt, table_rows
+from testkit import read_until_closed, sixnimmt, table_rows
 
 from bot_sdk import tables
 
@@ -166,15 +166,7 @@ def test_on_a_terminal_the_table_fits_and_wraps_without_cutting() -> None:
     env = {**os.environ, "COLUMNS": "40", "LINES": "20", "TERM": "xterm"}
     with subprocess.Popen([sys.executable, "-c", script], stdout=terminal, cwd=PROJECT, env=env) as process:
         os.close(terminal)
-        output = b""
-        while True:
-            try:
-                chunk = os.read(controller, 4096)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            output += chunk
+        output = read_until_closed(controller)
         assert process.wait(timeout=60) == 0
     os.close(controller)
     text = re.sub(r"\x1b\[[0-9;]*m", "", output.decode()).replace("\r", "")
