@@ -16,11 +16,8 @@ import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arena.conformance import check
-from arena.remote import MatchPlan, RemoteError, RemoteRun, play_remote
-from arena.tournament import LOCAL_SEAT_KEY, plan_round_robin, run_tournament, unique_names
 from bot_sdk import cli as sdk_cli
 from bot_sdk import tables
 from bot_sdk.loader import load_bot, spec_label
@@ -28,6 +25,12 @@ from bot_sdk.progress import progress_bar
 from bot_sdk.stats import derive_seed, t_interval
 from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
+
+if TYPE_CHECKING:
+    from arena.remote import RemoteRun
+
+# The commands import the referee client (gRPC), the tournament and the conformance check when
+# they run, not when `sixnimmt --help` registers them.
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -78,6 +81,8 @@ def _guard(command: Command) -> Command:
     """A referee that could not be started or reached, or refused a request: one line, status 2."""
 
     def run(args: argparse.Namespace) -> int:
+        from arena.remote import RemoteError
+
         try:
             return int(command(args) or 0)
         except RemoteError as exc:
@@ -98,6 +103,8 @@ def _seatings(players: int, games: int) -> list[tuple[int, ...]]:
 
 
 def _entrants(bot: str, against: str) -> tuple[list[str], dict[str, str]]:
+    from arena.tournament import unique_names
+
     specs = [bot, *[s.strip() for s in against.split(",") if s.strip()]]
     names = unique_names([spec_label(spec) for spec in specs])
     return names, dict(zip(names, specs, strict=True))
@@ -106,6 +113,9 @@ def _entrants(bot: str, against: str) -> tuple[list[str], dict[str, str]]:
 def _play(
     args: argparse.Namespace, config: dict[str, Any], names: list[str], specs: dict[str, str]
 ) -> RemoteRun:
+    from arena.remote import MatchPlan, play_remote
+    from arena.tournament import LOCAL_SEAT_KEY
+
     for spec in specs.values():
         load_bot(spec, args.variant)  # fail before starting anything
     config.setdefault("players", len(names))
@@ -226,6 +236,8 @@ def _interval(scores: list[int]) -> list[float] | None:
 
 def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
     """Play many concurrent matches against random bots and report each conformance check."""
+    from arena.conformance import check
+
     with progress_bar(args.games, "games", args.json) as bar:
         report = check(
             args.bot,
@@ -253,6 +265,8 @@ def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
 
 def cmd_arena(args: argparse.Namespace) -> int:
     """Play a local round-robin and print the standings."""
+    from arena.tournament import plan_round_robin, run_tournament
+
     specs = sdk_cli.bot_specs(args.bots)
     config = sdk_cli.parse_options(args.option)
     table = min(args.table, len(specs))
