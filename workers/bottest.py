@@ -68,6 +68,7 @@ def create(
     Entrants are NEW (position 0), OLD (1), then the field, resolved like league entrants.
     """
     from workers import entrants
+    from workers import league as leagues
 
     settings = sprt.Settings(margin=margin, alpha=alpha, beta=beta, max_deals=max_deals, new=0, base=1)
     if not field:
@@ -79,7 +80,7 @@ def create(
     if name is None:
         name = _free_name(engine, f"test-{_label(new)}-vs-{_label(base)}")
     repo.check_name("league", name)  # before any bot is checked or stored
-    _must_be_free(engine, name)
+    leagues.must_be_free(engine, name, hint=f" (resume a test with 'sixnimmt league run {name}')")
     for ref in (new, base):
         if entrants.parse([ref]) != [entrants.Wanted(ref.strip())]:
             raise sprt.SprtError(f"NEW and OLD are one bot each, not {ref!r}")
@@ -111,16 +112,6 @@ def _label(ref: str) -> str:
     """A bot reference as part of a league name (characters a name may not hold become ``_``)."""
     text = Path(ref).stem if ref.endswith(".py") or Path(ref).is_dir() else ref
     return re.sub(r"[^A-Za-z0-9_.+\-@]", "_", text.replace("/", "-"))[:40]
-
-
-def _must_be_free(engine: Engine, name: str) -> None:
-    try:
-        repo.find_league(engine, name)
-    except repo.NotFoundError:
-        return
-    raise repo.ConflictError(
-        f"a league named {name!r} exists already (resume a test with 'sixnimmt league run {name}')"
-    )
 
 
 def _free_name(engine: Engine, stem: str) -> str:

@@ -69,7 +69,7 @@ def prepare(
     settings = {**dict(config or {}), "players": table_size}
     make_variant(canonical, settings)  # a bad config fails before anything else
     if engine is not None:
-        _must_be_free(engine, name)
+        must_be_free(engine, name)
     found = entrants.find(engine, refs, canonical)
     count = len(found.entrants)
     if stopping is not None:
@@ -101,12 +101,13 @@ def store(engine: Engine, planned: Planned) -> repo.League:
     return repo.find_league(engine, planned.name)
 
 
-def _must_be_free(engine: Engine, name: str) -> None:
+def must_be_free(engine: Engine, name: str, *, hint: str = "") -> None:
+    """Refuse a league name that is taken (``hint`` follows the message, e.g. what to do instead)."""
     try:
         repo.find_league(engine, name)
     except repo.NotFoundError:
         return
-    raise repo.ConflictError(f"a league named {name!r} exists already")
+    raise repo.ConflictError(f"a league named {name!r} exists already{hint}")
 
 
 def _first_round(
