@@ -22,7 +22,7 @@ from bot_sdk import cli as sdk_cli
 from bot_sdk import tables
 from bot_sdk.loader import load_bot, spec_label
 from bot_sdk.progress import progress_bar
-from bot_sdk.stats import derive_seed, t_interval
+from bot_sdk.stats import derive_seed, interval_json, t_interval
 from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
 
@@ -208,7 +208,7 @@ def _summarise(names: list[str], run: RemoteRun) -> list[dict[str, Any]]:
                 "name": name,
                 "games": len(seats),
                 "mean_score": round(statistics.fmean(s.score for s in seats), 3) if seats else None,
-                "interval95": _interval([s.score for s in seats]),
+                "interval95": interval_json(*t_interval([s.score for s in seats])),
                 "mean_rank": round(statistics.fmean(s.rank for s in seats), 3) if seats else None,
                 "wins": sum(1 for s in seats if s.rank == 1),
                 "faults": faults,
@@ -226,12 +226,6 @@ def _summarise(names: list[str], run: RemoteRun) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-def _interval(scores: list[int]) -> list[float] | None:
-    """The 95% t interval of the mean score over games (each its own deal); ``None`` below two games."""
-    low, high = t_interval(scores)
-    return None if low is None or high is None else [round(low, 3), round(high, 3)]
 
 
 def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:

@@ -32,7 +32,7 @@ from bot_sdk import tables
 from bot_sdk.loader import BotLoadError, load_bot, spec_label
 from bot_sdk.play import BotError, play_match
 from bot_sdk.progress import progress_bar
-from bot_sdk.stats import derive_seed, t_interval
+from bot_sdk.stats import derive_seed, interval_json, t_interval
 from referee import settings as settings_module
 from referee.rules.config import describe
 from referee.rules.errors import RulesError
@@ -354,7 +354,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             "seat": seat,
             "bot": names[seat],
             "mean_score": round(statistics.fmean(scores[seat]), 3),
-            "interval95": None if low is None or high is None else [round(low, 3), round(high, 3)],
+            "interval95": interval_json(low, high),
             "wins": wins[seat],
         }
         for seat, (low, high) in enumerate(intervals)

@@ -45,3 +45,8 @@ def t_interval(values: Sequence[float]) -> tuple[float | None, float | None]:
     mean = statistics.fmean(values)
     half = t_quantile_975(n - 1) * statistics.stdev(values) / math.sqrt(n)
     return mean - half, mean + half
+
+
+def interval_json(low: float | None, high: float | None) -> list[float] | None:
+    """An interval as ``--json`` gives it: ``[low, high]`` to three decimals, ``None`` for none."""
+    return None if low is None or high is None else [round(low, 3), round(high, 3)]
