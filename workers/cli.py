@@ -155,21 +155,21 @@ class _Store:
 
     def existing(self) -> Any:
         """The store if it exists, else ``None`` (nothing created)."""
-        from workers.store.engine import make_engine, store_exists
+        from workers.store.engine import StoreMissingError
 
-        if self.engine is None and store_exists():
-            self.engine = make_engine()
-            _migrate(self.engine)
-        return self.engine
+        try:
+            return self.reader()
+        except StoreMissingError:
+            return None
 
     def reader(self) -> Any:
         """The store; :class:`~workers.store.engine.StoreMissingError` if it does not exist."""
-        from workers.store.engine import StoreMissingError, missing_store_message
+        from workers.store.engine import open_existing
 
-        engine = self.existing()
-        if engine is None:
-            raise StoreMissingError(missing_store_message())
-        return engine
+        if self.engine is None:
+            self.engine = open_existing()
+            _migrate(self.engine)
+        return self.engine
 
     def writer(self) -> Any:
         """The store, created if it does not exist yet."""
