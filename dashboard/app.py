@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
-import jinja2
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
@@ -23,30 +21,17 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from dashboard import data, sprtview
+from dashboard import data, pages, sprtview
 from dashboard.metrics import MetricsMiddleware, exposition
+from dashboard.pages import SECURITY_HEADERS
 from dashboard.replay import board
 from referee.rules.errors import TranscriptError
 from workers.store.engine import make_engine
 from workers.store.repo import NotFoundError
 
-HERE = Path(__file__).parent
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 LIVE_POLL_MS = 1500
-
-SECURITY_HEADERS = [
-    (
-        b"content-security-policy",
-        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        b"object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
-    ),
-    (b"x-content-type-options", b"nosniff"),
-    (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"same-origin"),
-]
-"""No inline script or style is allowed to run: defence in depth behind the templates' escaping."""
-
 
 class SecurityHeaders:
     """ASGI middleware adding :data:`SECURITY_HEADERS` to every response."""
@@ -68,28 +53,7 @@ class SecurityHeaders:
 
 
 def _templates() -> Jinja2Templates:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"),
-        autoescape=True,  # every template, whatever its name: names in the store are hostile
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["num"] = _num
-    env.filters["when"] = _when
-    return Jinja2Templates(env=env)
-
-
-def _num(value: Any, digits: int = 2) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
-def _when(value: str | None) -> str:
-    return value.replace("T", " ").split("+")[0] if value else "–"
+    return Jinja2Templates(env=pages.environment())
 
 
 # -- parameters ------------------------------------------------------------------------------
@@ -311,7 +275,7 @@ def create_app(engine: Engine | None = None) -> Starlette:
         Route("/api/live", live_api),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
-        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        Mount("/static", StaticFiles(directory=pages.STATIC), name="static"),
     ]
     app = Starlette(
         routes=routes,
