@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,server]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,server,rl]'
 	touch $(STAMP)
 
 ## The main job: a league of the example and reference bots on the embedded defaults (a SQLite
