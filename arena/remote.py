@@ -117,12 +117,15 @@ class RefereeClient:
         max_faults: int = 0,
         send_events: bool = True,
         seat_key: bytes = b"",
+        standing: Mapping[str, str] | None = None,
     ) -> tuple[list[str], dict[str, str]]:
         """Create the matches; returns their ids and each entrant's token.
 
         ``seat_key`` keys the bots' seat seeds (empty: the referee picks a random key).
+        ``standing`` maps entrants to standing tokens (:meth:`open_standing`): their seats are
+        played by the bots already connected with those tokens.
         """
-        request = referee_pb2.CreateMatchesRequest(seat_seed_key=seat_key)
+        request = referee_pb2.CreateMatchesRequest(seat_seed_key=seat_key, standing=dict(standing or {}))
         text = json.dumps(dict(config))
         for plan in plans:
             request.matches.add(variant=variant, config_json=text, seed=plan.seed, entrants=plan.entrants)
@@ -137,6 +140,28 @@ class RefereeClient:
         except grpc.RpcError as exc:
             raise RemoteError(f"CreateMatches failed: {_describe(exc)}") from exc
         return list(response.match_ids), {t.entrant: t.token for t in response.tokens}
+
+    def open_standing(self, name: str = "") -> str:
+        """A standing entrant's token: a bot connection that outlives its matches."""
+        try:
+            reply = self.stub.OpenStanding(
+                referee_pb2.OpenStandingRequest(name=name), timeout=self.timeout, metadata=self.metadata
+            )
+        except grpc.RpcError as exc:
+            raise RemoteError(f"OpenStanding failed: {_describe(exc)}") from exc
+        return str(reply.token)
+
+    def close_standing(self, tokens: Sequence[str], reason: str = "") -> int:
+        """Release standing tokens: each bot gets its goodbye once its games are over."""
+        try:
+            reply = self.stub.CloseStanding(
+                referee_pb2.CloseStandingRequest(tokens=list(tokens), reason=reason),
+                timeout=self.timeout,
+                metadata=self.metadata,
+            )
+        except grpc.RpcError as exc:
+            raise RemoteError(f"CloseStanding failed: {_describe(exc)}") from exc
+        return int(reply.closed)
 
     def result(self, match_id: str, *, wait: bool = True, timeout: float | None = None) -> RemoteMatch:
         """A match's result; with ``wait``, once it has finished."""

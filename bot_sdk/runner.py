@@ -1,5 +1,9 @@
 """Run a bot against a referee: one stream, many matches, one bot object per (match, seat).
 
+Matches may arrive at any time while the stream lives (a standing connection, which the league's
+warm bots use, gets the matches of block after block): each start makes a fresh bot object, and
+each game over drops it, so nothing of one match reaches another through the SDK.
+
 The batching of the protocol is hidden here: the referee sends every pending decision of the
 connection in one Update, the runner asks the right bot object for each and answers them all
 in one DecisionBatch. A bot author only writes ``decide`` (or ``choose_card`` …).
@@ -42,6 +46,9 @@ CHANNEL_OPTIONS = [
 
 _SDK_DIR = str(Path(__file__).resolve().parent) + os.sep
 
+KEEP_RESULTS = 1000
+"""Game results a summary keeps; a warm bot process plays matches over days."""
+
 PARTIAL_REPLY_S = 0.025
 """Answers computed for longer than this are sent before the rest of the batch is done."""
 
@@ -62,6 +69,7 @@ class RunSummary:
     """The faults the referee told this connection of (the latest 100)."""
     goodbye: str = ""
     results: list[dict[str, Any]] = field(default_factory=list)
+    """The latest games' results (at most :data:`KEEP_RESULTS`: a standing connection plays on)."""
 
 
 def run(
@@ -193,6 +201,8 @@ def _handle(
             if not seats_of[over.match_id]:
                 del seats_of[over.match_id]
         summary.games += 1
+        if len(summary.results) >= KEEP_RESULTS:
+            del summary.results[: len(summary.results) - KEEP_RESULTS + 1]
         summary.results.append(
             {
                 "match_id": over.match_id,

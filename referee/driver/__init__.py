@@ -1,6 +1,15 @@
 """The match driver: time control, bot faults, default actions and links to bot connections."""
 
-from referee.driver.links import Defaulted, EntrantLink, GameInfo, Outbox, Request, SeatStats, Step
+from referee.driver.links import (
+    Defaulted,
+    EntrantLink,
+    GameInfo,
+    Outbox,
+    Request,
+    SeatStats,
+    StandingLink,
+    Step,
+)
 from referee.driver.match import FaultPolicy, MatchDriver, MatchObserver, MatchReport, TimeControl
 from referee.faults import FaultKind, FaultNotice
 
@@ -17,6 +26,7 @@ __all__ = [
     "Outbox",
     "Request",
     "SeatStats",
+    "StandingLink",
     "Step",
     "TimeControl",
 ]

@@ -163,6 +163,8 @@ class EntrantLink:
         """Messages of the current connection that concerned none of its seats."""
         self._first_attach: asyncio.Future[None] | None = None
         """Done at the first attach or when the connect window ends; shared by every waiting match."""
+        self.standing: StandingLink | None = None
+        """The standing connection this link's seats are played over, if any (see :class:`StandingLink`)."""
 
     # -- the transport side ---------------------------------------------------------------
 
@@ -340,3 +342,154 @@ class EntrantLink:
             self.outbox.push_over(match_id, seat, outcome)
         if not self.live and self.outbox is not None:
             self.outbox.close("all games over")
+
+
+class StandingLink:
+    """A bot connection that outlives its matches: links of new matches join it over time.
+
+    The admin opens one (``OpenStanding``) and gets a token; a bot connects with it once and
+    stays connected. Each ``CreateMatches`` that names it makes an ordinary :class:`EntrantLink`
+    for that call's seats (its entrant name, seats, pending requests and faults are that call's
+    alone) and joins it here: the link's pushes go out on the standing connection (through a
+    :class:`_Relay`), and when the link's games are over it leaves, without a goodbye. Replies
+    are routed to the link that sent the request. A broken connection detaches every joined
+    link (each charges its live seats, as any broken connection does); the token stays valid,
+    so the bot may reconnect. ``close`` (``CloseStanding``) ends it: the connection says goodbye
+    once no joined link has a game left.
+    """
+
+    def __init__(self, name: str, token: str) -> None:
+        self.entrant = name
+        self.token = token
+        self.outbox: Outbox | None = None
+        self.ever_connected = False
+        self.joined: list[EntrantLink] = []
+        self.closing: str | None = None
+        """The goodbye reason once closed; ``None`` while the token is open."""
+        self.strays = 0
+
+    # -- the referee's side ---------------------------------------------------------------
+
+    def join(self, link: EntrantLink) -> None:
+        """``link``'s seats are played over this connection (now, if a bot is connected)."""
+        link.standing = self
+        self.joined.append(link)
+        if self.outbox is not None:
+            link.attach(_Relay(self, link))
+
+    def leave(self, link: EntrantLink) -> None:
+        """``link``'s games are over: it no longer uses the connection (no goodbye is sent)."""
+        if link in self.joined:
+            self.joined.remove(link)
+        link.outbox = None
+        if self.closing is not None and not self.live and self.outbox is not None:
+            self.outbox.close(self.closing)
+
+    def close(self, reason: str = "released") -> None:
+        """Release the token: goodbye now when no game is left, else once the last one ends."""
+        if self.closing is None:
+            self.closing = reason or "released"
+        if not self.live and self.outbox is not None:
+            self.outbox.close(self.closing)
+
+    @property
+    def open(self) -> bool:
+        """Whether a bot may connect with the token: not closed, or closed with games left."""
+        return self.closing is None or self.live
+
+    # -- the transport side (as :class:`EntrantLink`) -------------------------------------
+
+    def attach(self, outbox: Outbox) -> list[tuple[str, int]]:
+        """A bot connected with the standing token; returns the seats of every joined link."""
+        if self.outbox is not None:
+            raise PermissionError(f"standing entrant {self.entrant!r} is already connected")
+        self.outbox = outbox
+        self.ever_connected = True
+        self.strays = 0
+        seats: list[tuple[str, int]] = []
+        for link in self.joined:
+            seats += link.attach(_Relay(self, link))
+        return sorted(seats)
+
+    def detach(self, kind: FaultKind, reason: str = "") -> None:
+        """The connection ended: every joined link detaches (its live seats charged once)."""
+        if self.outbox is None:
+            return
+        self.outbox = None
+        for link in list(self.joined):
+            link.detach(kind, reason)
+
+    def _owner(self, request_id: int) -> EntrantLink | None:
+        for link in self.joined:
+            if request_id in link.pending:
+                return link
+        for link in self.joined:
+            if request_id in link.recent or request_id in link.expired:
+                return link
+        return None
+
+    def answer(self, request_id: int, action: Action) -> bool:
+        """A bot's reply, to the joined link that sent the request (else a stray)."""
+        link = self._owner(request_id)
+        if link is None:
+            self.stray(f"a reply to request {request_id}, which this connection was not sent", request_id)
+            return False
+        return link.answer(request_id, action)
+
+    def reject(self, request_id: int, kind: FaultKind, reason: str = "") -> None:
+        """A reply with no usable action, to the joined link that sent the request."""
+        link = self._owner(request_id)
+        if link is None:
+            self.stray(f"a reply to request {request_id}, which this connection was not sent", request_id)
+            return
+        link.reject(request_id, kind, reason)
+
+    def stray(self, reason: str, request_id: int = 0) -> None:
+        """A message that concerns none of the joined links' seats (see :meth:`EntrantLink.stray`)."""
+        self.strays += 1
+        if self.outbox is not None:
+            self.outbox.push_fault(FaultNotice(FaultKind.PROTOCOL, "", -1, request_id, reason))
+
+    @property
+    def flooded(self) -> bool:
+        """Whether the connection sent more stray messages than :data:`MAX_STRAYS`."""
+        return self.strays + sum(link.strays for link in self.joined) > MAX_STRAYS
+
+    @property
+    def live(self) -> bool:
+        """Whether a joined link still has a game to play."""
+        return any(link.live for link in self.joined)
+
+
+class _Relay:
+    """The outbox of a link joined to a standing connection: pushes go out on that connection;
+    closing (the link's games are over) only leaves it."""
+
+    __slots__ = ("link", "standing")
+
+    def __init__(self, standing: StandingLink, link: EntrantLink) -> None:
+        self.standing = standing
+        self.link = link
+
+    def push_start(self, info: GameInfo) -> None:
+        if self.standing.outbox is not None:
+            self.standing.outbox.push_start(info)
+
+    def push_request(self, request: Request) -> None:
+        if self.standing.outbox is not None:
+            self.standing.outbox.push_request(request)
+
+    def push_events(self, match_id: str, step: int, events: Sequence[Event]) -> None:
+        if self.standing.outbox is not None:
+            self.standing.outbox.push_events(match_id, step, events)
+
+    def push_over(self, match_id: str, seat: int, outcome: Outcome) -> None:
+        if self.standing.outbox is not None:
+            self.standing.outbox.push_over(match_id, seat, outcome)
+
+    def push_fault(self, notice: FaultNotice) -> None:
+        if self.standing.outbox is not None:
+            self.standing.outbox.push_fault(notice)
+
+    def close(self, reason: str) -> None:
+        self.standing.leave(self.link)

@@ -74,6 +74,8 @@ class Connection:
         self._touch()
 
     def push_over(self, match_id: str, seat: int, outcome: Outcome) -> None:
+        # Nothing of the match follows its over: a standing connection must not keep every id.
+        self.variants.pop(match_id, None)
         wire.over_to_wire(match_id, seat, outcome, self._buffer.update.overs.add())
         self._touch()
 

@@ -15,7 +15,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from referee import wire
-from referee.driver import EntrantLink, FaultPolicy, TimeControl
+from referee.driver import EntrantLink, FaultPolicy, StandingLink, TimeControl
 from referee.faults import FaultKind, bounded
 from referee.rules.errors import RulesError
 from referee.server import metrics
@@ -113,13 +113,30 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         fp = request.fault_policy
         policy = FaultPolicy(max_faults=fp.max_faults or s.max_faults, send_events=not fp.omit_events)
         specs = await asyncio.to_thread(match_requests, request)
-        ids, links = await self.state.create(specs, time_control, policy, request.seat_seed_key)
+        ids, links = await self.state.create(
+            specs, time_control, policy, request.seat_seed_key, dict(request.standing)
+        )
         response = referee_pb2.CreateMatchesResponse(match_ids=ids)
         for link in links:
-            token = response.tokens.add(entrant=link.entrant, token=link.token)
+            given = link.standing.token if link.standing is not None else link.token
+            token = response.tokens.add(entrant=link.entrant, token=given)
             for match_id, seat in sorted(link.seats):
                 token.seats.add(match_id=match_id, seat=seat)
         return response
+
+    @maps_errors
+    async def OpenStanding(
+        self, request: referee_pb2.OpenStandingRequest, context: grpc.aio.ServicerContext
+    ) -> referee_pb2.OpenStandingResponse:
+        standing = self.state.open_standing(request.name[:200])
+        return referee_pb2.OpenStandingResponse(token=standing.token)
+
+    @maps_errors
+    async def CloseStanding(
+        self, request: referee_pb2.CloseStandingRequest, context: grpc.aio.ServicerContext
+    ) -> referee_pb2.CloseStandingResponse:
+        closed = self.state.close_standing(list(request.tokens), bounded(request.reason, 200))
+        return referee_pb2.CloseStandingResponse(closed=closed)
 
     @maps_errors
     async def GetResult(
@@ -258,7 +275,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
     async def _read(
         self,
         request_iterator: AsyncIterator[referee_pb2.BotMessage],
-        link: EntrantLink,
+        link: EntrantLink | StandingLink,
         connection: Connection,
     ) -> tuple[FaultKind, str] | None:
         """Take the bot's replies until it stops; return why it stopped (``None``: cleanly)."""
@@ -311,7 +328,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
 
     @staticmethod
     def _drop(
-        link: EntrantLink, connection: Connection, fault: FaultKind, reason: str
+        link: EntrantLink | StandingLink, connection: Connection, fault: FaultKind, reason: str
     ) -> tuple[FaultKind, str]:
         if link.outbox is connection:
             link.detach(fault, reason)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.driver import EntrantLink, FaultPolicy, MatchDriver, MatchReport, TimeControl
+from referee.driver import EntrantLink, FaultPolicy, MatchDriver, MatchReport, StandingLink, TimeControl
 from referee.rules.core import Variant
 from referee.rules.errors import ConfigError, RulesError
 from referee.rules.registry import make_variant
@@ -101,8 +101,36 @@ class RefereeState:
         self.matches: dict[str, MatchEntry] = {}
         self.finished: deque[str] = deque()
         """Finished match ids, oldest first: the ones dropped past ``keep_results``."""
-        self.links: dict[str, EntrantLink] = {}
+        self.links: dict[str, EntrantLink | StandingLink] = {}
+        """Token → the link a bot connects to: a set of matches' entrant, or a standing one."""
         self.keep_results = keep_results
+
+    def open_standing(self, name: str) -> StandingLink:
+        """A standing entrant: a token whose connection outlives its matches (``OpenStanding``)."""
+        token = secrets.token_hex(24)
+        standing = StandingLink(name or "standing", token)
+        self.links[token] = standing
+        return standing
+
+    def close_standing(self, tokens: Sequence[str], reason: str = "") -> int:
+        """Release standing tokens (``CloseStanding``); returns how many were open."""
+        closed = 0
+        for token in tokens:
+            standing = self.links.get(token)
+            if isinstance(standing, StandingLink) and standing.closing is None:
+                standing.close(reason or "released")
+                closed += 1
+                self.release(standing)
+        return closed
+
+    def _standing(self, standing: dict[str, str]) -> dict[str, StandingLink]:
+        found = {}
+        for entrant, token in standing.items():
+            link = self.links.get(token)
+            if not isinstance(link, StandingLink) or link.closing is not None:
+                raise ConfigError(f"entrant {entrant!r}: unknown or closed standing token")
+            found[entrant] = link
+        return found
 
     async def create(
         self,
@@ -110,10 +138,13 @@ class RefereeState:
         time_control: TimeControl,
         policy: FaultPolicy,
         seat_key: bytes = b"",
+        standing: dict[str, str] | None = None,
     ) -> tuple[list[str], list[EntrantLink]]:
         """Validate every request, then create all matches (or none) and start them.
 
-        ``seat_key`` keys the bots' seat seeds; empty means a fresh random key. Validation runs
+        ``seat_key`` keys the bots' seat seeds; empty means a fresh random key. ``standing``
+        maps entrant names to standing tokens (:meth:`open_standing`): those entrants' seats are
+        played over the standing connection (each such link has ``standing`` set). Validation runs
         in a worker thread and the matches are set up a few at a time, so a big request never
         holds the event loop (and the running matches' decisions) for long.
         """
@@ -123,6 +154,7 @@ class RefereeState:
         if not requests:
             raise ConfigError("no matches to create")
         variants = await asyncio.to_thread(validate, requests)
+        standing_links = self._standing(standing or {})
         loop = asyncio.get_running_loop()
         deadline = loop.time() + time_control.connect_ms / 1000
         links: dict[str, EntrantLink] = {}
@@ -131,7 +163,10 @@ class RefereeState:
                 if entrant not in links:
                     token = secrets.token_hex(24)  # no "-" first: a token must pass as --token X
                     links[entrant] = EntrantLink(entrant, token, deadline)
-                    self.links[token] = links[entrant]
+                    if entrant in standing_links:
+                        standing_links[entrant].join(links[entrant])  # its token is never handed out
+                    else:
+                        self.links[token] = links[entrant]
         ids = []
         for number, (request, variant) in enumerate(zip(requests, variants, strict=True)):
             if number and number % CREATE_CHUNK == 0:
@@ -176,8 +211,20 @@ class RefereeState:
         for link in dict.fromkeys(entry.driver.links):
             self.release(link)
 
-    def release(self, link: EntrantLink) -> None:
-        """Forget a link once its games are over and no bot is connected with its token."""
+    def release(self, link: EntrantLink | StandingLink) -> None:
+        """Forget a link once its games are over and no bot is connected with its token.
+
+        A link joined to a standing connection leaves it; a standing link is forgotten once it
+        is closed, its games are over and its bot is gone.
+        """
+        if isinstance(link, StandingLink):
+            if link.closing is not None and not link.live and link.outbox is None:
+                self.links.pop(link.token, None)
+            return
+        if link.standing is not None:
+            if not link.live:
+                link.standing.leave(link)
+            return
         if not link.live and link.outbox is None:
             self.links.pop(link.token, None)
 
@@ -188,10 +235,10 @@ class RefereeState:
         except KeyError:
             raise UnknownMatchError(f"no match {match_id!r}") from None
 
-    def link(self, token: str) -> EntrantLink:
-        """The link a token names."""
+    def link(self, token: str) -> EntrantLink | StandingLink:
+        """The link a token names (a standing one while it is open)."""
         link = self.links.get(token)
-        if link is None or not link.live:
+        if link is None or not (link.open if isinstance(link, StandingLink) else link.live):
             raise UnknownTokenError("unknown or expired token")
         return link
 

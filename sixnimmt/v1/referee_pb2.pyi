@@ -154,16 +154,25 @@ class FaultPolicy(_message.Message):
     def __init__(self, max_faults: _Optional[int] = ..., omit_events: _Optional[bool] = ...) -> None: ...
 
 class CreateMatchesRequest(_message.Message):
-    __slots__ = ("matches", "time_control", "fault_policy", "seat_seed_key")
+    __slots__ = ("matches", "time_control", "fault_policy", "seat_seed_key", "standing")
+    class StandingEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     MATCHES_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     FAULT_POLICY_FIELD_NUMBER: _ClassVar[int]
     SEAT_SEED_KEY_FIELD_NUMBER: _ClassVar[int]
+    STANDING_FIELD_NUMBER: _ClassVar[int]
     matches: _containers.RepeatedCompositeFieldContainer[MatchSpec]
     time_control: TimeControl
     fault_policy: FaultPolicy
     seat_seed_key: bytes
-    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSpec, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., fault_policy: _Optional[_Union[FaultPolicy, _Mapping]] = ..., seat_seed_key: _Optional[bytes] = ...) -> None: ...
+    standing: _containers.ScalarMap[str, str]
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSpec, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., fault_policy: _Optional[_Union[FaultPolicy, _Mapping]] = ..., seat_seed_key: _Optional[bytes] = ..., standing: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class EntrantToken(_message.Message):
     __slots__ = ("entrant", "token", "seats")
@@ -182,6 +191,32 @@ class CreateMatchesResponse(_message.Message):
     match_ids: _containers.RepeatedScalarFieldContainer[str]
     tokens: _containers.RepeatedCompositeFieldContainer[EntrantToken]
     def __init__(self, match_ids: _Optional[_Iterable[str]] = ..., tokens: _Optional[_Iterable[_Union[EntrantToken, _Mapping]]] = ...) -> None: ...
+
+class OpenStandingRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class OpenStandingResponse(_message.Message):
+    __slots__ = ("token",)
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    def __init__(self, token: _Optional[str] = ...) -> None: ...
+
+class CloseStandingRequest(_message.Message):
+    __slots__ = ("tokens", "reason")
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    tokens: _containers.RepeatedScalarFieldContainer[str]
+    reason: str
+    def __init__(self, tokens: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class CloseStandingResponse(_message.Message):
+    __slots__ = ("closed",)
+    CLOSED_FIELD_NUMBER: _ClassVar[int]
+    closed: int
+    def __init__(self, closed: _Optional[int] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id",)

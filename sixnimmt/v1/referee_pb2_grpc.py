@@ -56,6 +56,16 @@ class RefereeStub:
                 request_serializer=sixnimmt_dot_v1_dot_referee__pb2.GetResultRequest.SerializeToString,
                 response_deserializer=sixnimmt_dot_v1_dot_game__pb2.MatchResult.FromString,
                 _registered_method=True)
+        self.OpenStanding = channel.unary_unary(
+                '/sixnimmt.v1.Referee/OpenStanding',
+                request_serializer=sixnimmt_dot_v1_dot_referee__pb2.OpenStandingRequest.SerializeToString,
+                response_deserializer=sixnimmt_dot_v1_dot_referee__pb2.OpenStandingResponse.FromString,
+                _registered_method=True)
+        self.CloseStanding = channel.unary_unary(
+                '/sixnimmt.v1.Referee/CloseStanding',
+                request_serializer=sixnimmt_dot_v1_dot_referee__pb2.CloseStandingRequest.SerializeToString,
+                response_deserializer=sixnimmt_dot_v1_dot_referee__pb2.CloseStandingResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServicer:
@@ -91,6 +101,21 @@ class RefereeServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def OpenStanding(self, request, context):
+        """Standing entrants (opt-in; docs/protocol.md "Standing entrants"): a token whose bot
+        connection outlives its matches; CreateMatches adds matches to it over time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CloseStanding(self, request, context):
+        """Release standing tokens: each connection says goodbye once its matches are over.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -113,6 +138,16 @@ def add_RefereeServicer_to_server(servicer, server):
                     servicer.GetResult,
                     request_deserializer=sixnimmt_dot_v1_dot_referee__pb2.GetResultRequest.FromString,
                     response_serializer=sixnimmt_dot_v1_dot_game__pb2.MatchResult.SerializeToString,
+            ),
+            'OpenStanding': grpc.unary_unary_rpc_method_handler(
+                    servicer.OpenStanding,
+                    request_deserializer=sixnimmt_dot_v1_dot_referee__pb2.OpenStandingRequest.FromString,
+                    response_serializer=sixnimmt_dot_v1_dot_referee__pb2.OpenStandingResponse.SerializeToString,
+            ),
+            'CloseStanding': grpc.unary_unary_rpc_method_handler(
+                    servicer.CloseStanding,
+                    request_deserializer=sixnimmt_dot_v1_dot_referee__pb2.CloseStandingRequest.FromString,
+                    response_serializer=sixnimmt_dot_v1_dot_referee__pb2.CloseStandingResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -224,6 +259,60 @@ class Referee:
             '/sixnimmt.v1.Referee/GetResult',
             sixnimmt_dot_v1_dot_referee__pb2.GetResultRequest.SerializeToString,
             sixnimmt_dot_v1_dot_game__pb2.MatchResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OpenStanding(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sixnimmt.v1.Referee/OpenStanding',
+            sixnimmt_dot_v1_dot_referee__pb2.OpenStandingRequest.SerializeToString,
+            sixnimmt_dot_v1_dot_referee__pb2.OpenStandingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CloseStanding(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sixnimmt.v1.Referee/CloseStanding',
+            sixnimmt_dot_v1_dot_referee__pb2.CloseStandingRequest.SerializeToString,
+            sixnimmt_dot_v1_dot_referee__pb2.CloseStandingResponse.FromString,
             options,
             channel_credentials,
             insecure,
