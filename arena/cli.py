@@ -64,9 +64,10 @@ def register(sub: Any) -> None:
     p.add_argument("--games", type=positive, default=20)
     p.add_argument("--decision-ms", type=positive, default=2000)
     p.add_argument("--transcripts", type=Path, help="write each game's transcript into this directory")
+    p.add_argument("--view", action="store_true", help="then show the games in the replay viewer")
     game_options(p)
     json_flag(p)
-    p.set_defaults(func=_guard(lambda args: cmd_play(args, sdk_cli.parse_options(args.option))))
+    p.set_defaults(func=_guard(_then_view(lambda args: cmd_play(args, sdk_cli.parse_options(args.option)))))
 
     p = group.add_parser("check", help="a conformance check: timing, legality, concurrency, shutdown")
     p.add_argument("bot", help="mybot.py[:Class] or a reference name")
@@ -75,6 +76,31 @@ def register(sub: Any) -> None:
     game_options(p)
     json_flag(p)
     p.set_defaults(func=_guard(lambda args: cmd_check(args, sdk_cli.parse_options(args.option))))
+
+
+def _then_view(command: Command) -> Command:
+    """``bot play --view``: once the games are played, their transcripts (in ``--transcripts DIR``,
+    else in a temporary directory) open in ``sixnimmt view``, the dashboard's replay viewer. The
+    platform does not import the dashboard: it runs the command through the command line's root,
+    which says in one line what to install when the viewer is not."""
+
+    def run(args: argparse.Namespace) -> int:
+        if not args.view:
+            return command(args)
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="sixnimmt-games-") as scratch:
+            if args.transcripts is None:
+                args.transcripts = Path(scratch)
+            status = command(args)
+            written = [args.transcripts / f"game-{n:04d}.json" for n in range(args.games)]
+            files = [str(path) for path in written if path.exists()]
+            if status != 0 or not files:
+                return status
+            sys.stdout.flush()
+            return sdk_cli.main(["view", *(["--json"] if args.json else []), *files])
+
+    return run
 
 
 def _guard(command: Command) -> Command:

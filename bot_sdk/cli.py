@@ -161,27 +161,29 @@ def _ours(module: str | None) -> bool:
     return module is None or module.partition(".")[0] in PACKAGES
 
 
-def missing_extra(module: str | None) -> str:
+def missing_extra(module: str | None, extra: str | None = None) -> str:
     """One line: which extra of ``sixnimmt-arena`` installs ``module``, and the command to run.
 
-    The extra is the one whose requirements name the module's distribution; a module none of
-    them names (a dependency of a dependency, such as Celery's kombu) is the ``server`` extra's,
-    which holds everything that runs leagues and services.
+    The extra is ``extra`` when the command names its own (Jinja2 is both the ``view`` extra's
+    and the ``server`` extra's), else the one whose requirements name the module's distribution;
+    a module none of them names (a dependency of a dependency, such as Celery's kombu) is the
+    ``server`` extra's, which holds everything that runs leagues and services.
     """
     from importlib.metadata import PackageNotFoundError, requires
 
     top = (module or "").partition(".")[0]
-    extra = "server"
-    try:
-        for line in requires("sixnimmt-arena") or []:
-            requirement, _, marker = line.partition(";")
-            name = re.match(r"\s*([A-Za-z0-9._-]*)", requirement).group(1)  # type: ignore[union-attr]
-            if "extra" in marker and _canonical(name) == _canonical(top):
-                extra = marker.split("==")[-1].strip().strip("'\"")
-                if extra != "dev":
-                    break
-    except PackageNotFoundError:  # run from a bare tree
-        pass
+    if extra is None:
+        extra = "server"
+        try:
+            for line in requires("sixnimmt-arena") or []:
+                requirement, _, marker = line.partition(";")
+                name = re.match(r"\s*([A-Za-z0-9._-]*)", requirement).group(1)  # type: ignore[union-attr]
+                if "extra" in marker and _canonical(name) == _canonical(top):
+                    extra = marker.split("==")[-1].strip().strip("'\"")
+                    if extra != "dev":
+                        break
+        except PackageNotFoundError:  # run from a bare tree
+            pass
     return f"this command needs {top}, which is not installed: pip install 'sixnimmt-arena[{extra}]'"
 
 
@@ -189,10 +191,11 @@ def _canonical(name: str) -> str:
     return name.strip().lower().replace("_", "-").replace(".", "-")
 
 
-def stand_in(sub: Any, name: str, module: str | None) -> None:
+def stand_in(sub: Any, name: str, module: str | None, extra: str | None = None) -> None:
     """A command ``name`` that cannot run without ``module``: listed as not installed, it says
-    which extra to install, whatever its arguments (a plugin missing its extra registers these)."""
-    line = missing_extra(module)
+    which extra to install (``extra``, or the one :func:`missing_extra` finds), whatever its
+    arguments (a plugin missing its extra registers these)."""
+    line = missing_extra(module, extra)
     # No option of its own (not even --help): every argument is one it ignores.
     p = sub.add_parser(
         name, help=f"(not installed: {line.rpartition(': ')[2]})", add_help=False, prefix_chars="\0"

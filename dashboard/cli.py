@@ -6,6 +6,7 @@ import argparse
 import re
 import socket
 import sys
+from pathlib import Path
 from typing import Any
 
 LIBRARIES = ("starlette", "jinja2", "uvicorn", "sqlalchemy")
@@ -13,9 +14,11 @@ LIBRARIES = ("starlette", "jinja2", "uvicorn", "sqlalchemy")
 
 
 def register(sub: Any) -> None:
-    """Add the dashboard command to the root parser (a stand-in without the ``server`` extra)."""
+    """Add the dashboard command to the root parser (a stand-in without the ``server`` extra),
+    and ``view``, which needs only Jinja2 (the ``view`` extra)."""
     from importlib.util import find_spec
 
+    register_view(sub)
     missing = next((name for name in LIBRARIES if find_spec(name) is None), None)
     if missing:
         from bot_sdk.cli import stand_in
@@ -27,6 +30,35 @@ def register(sub: Any) -> None:
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.set_defaults(func=cmd_dashboard)
+
+
+def register_view(sub: Any) -> None:
+    """``sixnimmt view FILE…``: the replay viewer on transcript files (:mod:`dashboard.view`)."""
+    from importlib.util import find_spec
+
+    if find_spec("jinja2") is None:
+        from bot_sdk.cli import stand_in
+
+        stand_in(sub, "view", "jinja2", extra="view")
+        return
+    p = sub.add_parser("view", help="open transcript files in the replay viewer, in your browser")
+    p.add_argument(
+        "transcripts",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="transcript files (play / bot play --transcripts DIR), or directories of them",
+    )
+    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--no-open", action="store_true", help="print the URL, do not open a browser")
+    p.add_argument("--json", action="store_true", help="print the URL and the games loaded as JSON")
+    p.set_defaults(func=cmd_view)
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from dashboard.view import cmd_view as view
+
+    return view(args)
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:

@@ -106,6 +106,11 @@ def load(body: str) -> Replay:
         transcript = Transcript.from_json(json.loads(body))
     except ValueError as exc:
         raise TranscriptError(f"malformed transcript: {exc}") from exc
+    return of(transcript)
+
+
+def of(transcript: Transcript) -> Replay:
+    """Replay a parsed transcript; one that does not replay raises :class:`TranscriptError`."""
     variant, states, events = replay_states(transcript)
     return Replay(transcript, variant, tuple(states), tuple(events))
 
