@@ -46,14 +46,26 @@ class ClassicEncoding(Encoding):
         cfg, top, n = self.config, self.top, self.config.players
         return (
             Part("hand", top, 1, "1 at card - 1 for each card in this seat's hand"),
-            Part("rows", cfg.rows * cfg.row_capacity, 1, "row by row, each row's cards / top_card, 0 past its end"),
+            Part(
+                "rows",
+                cfg.rows * cfg.row_capacity,
+                1,
+                "row by row, each row's cards / top_card, 0 past its end",
+            ),
             Part("row_heads", cfg.rows, 1, "each row's bull heads / (row_capacity * 7)"),
             Part("taken", top, 1, "1 for every card some seat took this hand"),
             Part("revealed_mine", top, 1, "this seat's face-up card while a low card's row is chosen"),
-            Part("revealed_others", top, 1, "the other seats' face-up cards while a low card's row is chosen"),
-            Part("scores", n, self.score_high, "game scores / (target or 66), own seat first, then seat order"),
             Part(
-                "hand_heads", n, n * cfg.hand_size + cfg.rows, "bull heads taken this hand / 7, own seat first"
+                "revealed_others", top, 1, "the other seats' face-up cards while a low card's row is chosen"
+            ),
+            Part(
+                "scores", n, self.score_high, "game scores / (target or 66), own seat first, then seat order"
+            ),
+            Part(
+                "hand_heads",
+                n,
+                n * cfg.hand_size + cfg.rows,
+                "bull heads taken this hand / 7, own seat first",
             ),
             Part("phase", 2, 1, "one-hot: a card to play, a row to take"),
             Part("turn", 1, 1, "turns played this hand / hand_size"),
@@ -88,7 +100,7 @@ class ClassicEncoding(Encoding):
 
 
 def classic_encoding(config: ClassicConfig | dict[str, Any] | None = None) -> ClassicEncoding:
-    """The encoding of a classic game with ``config`` (a config, options as ``-o`` takes them, or the default)."""
+    """The encoding of a classic game with ``config`` (a config, a mapping of options, or the default)."""
     if isinstance(config, dict):
         config = config_from_mapping(ClassicConfig, config)
     return ClassicEncoding(Classic(config))

@@ -99,7 +99,13 @@ class Encoding(ABC):
     def describe(self) -> list[dict[str, Any]]:
         """The observation layout as data: each part's name, slice, bound and meaning."""
         return [
-            {"name": p.name, "start": self.offsets[p.name].start, "size": p.size, "high": p.high, "doc": p.doc}
+            {
+                "name": p.name,
+                "start": self.offsets[p.name].start,
+                "size": p.size,
+                "high": p.high,
+                "doc": p.doc,
+            }
             for p in self.parts
         ]
 
@@ -119,7 +125,11 @@ class GameEnv(AECEnv):  # type: ignore[misc]
     ``infos`` as ``"illegal_action": True``.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "sixnimmt_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "sixnimmt_v0",
+        "is_parallelizable": False,
+    }
 
     def __init__(self, encoding: Encoding, render_mode: str | None = None) -> None:
         super().__init__()
@@ -184,7 +194,10 @@ class GameEnv(AECEnv):  # type: ignore[misc]
         seat = self._seats[agent]
         assert self.game is not None, "reset() first"
         view = self.variant.view(self.game.state, seat)
-        return {"observation": self.encoding.observe(view), "action_mask": self.encoding.mask(self.decision(seat))}
+        return {
+            "observation": self.encoding.observe(view),
+            "action_mask": self.encoding.mask(self.decision(seat)),
+        }
 
     def view(self, agent: str | int) -> View:
         """The engine's view of the current state for a seat (an agent name or a seat number)."""

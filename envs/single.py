@@ -66,7 +66,9 @@ class SeatEnv(gym.Env):  # type: ignore[type-arg]
             return reference_bot(self.game.variant.name, opponent.strip())
         return opponent
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         """A new game; ``seed`` is the match seed (the deal and the opponents' generators)."""
         super().reset(seed=seed)
         match_seed = int(seed) if seed is not None else int(self.np_random.integers(2**63))

@@ -1,0 +1,65 @@
+"""What every game's environment is tested for: the libraries' API tests, masks that are exactly
+the engine's options, seeding, episodes that verify as transcripts, observations from the view."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test
+
+from envs.core import GameEnv
+from envs.single import SeatEnv
+from referee.rules.transcript import verify
+
+
+def random_episode(env: GameEnv, seed: int, rng: random.Random) -> list[np.ndarray]:
+    """Play one game with random legal indices; check each mask against the engine; every observation."""
+    env.reset(seed=seed)
+    seen = []
+    while env.agents:
+        agent = env.agent_selection
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        assert env.observation_space(agent).contains(observation), agent
+        seen.append(observation["observation"])
+        decision = env.decision(env.possible_agents.index(agent))
+        assert decision is not None
+        legal = np.flatnonzero(observation["action_mask"])
+        options = env.encoding.options(decision)
+        assert len(options) == len(decision.options), "two options share an action index"
+        assert sorted(options) == list(legal)
+        env.step(int(rng.choice(legal)))
+    return seen
+
+
+def check_game(env: GameEnv, seat_env: SeatEnv, *, games: int = 3, cycles: int = 300) -> None:
+    """The whole check of one game's environments."""
+    api_test(env, num_cycles=cycles)
+    check_env(seat_env, skip_render_check=True)
+    for seed in range(games):
+        first = random_episode(env, seed, random.Random(seed))
+        outcome = verify(env.transcript())
+        assert outcome == env.game.outcome()
+        again = random_episode(env, seed, random.Random(seed))
+        assert len(first) == len(again) and all(
+            np.array_equal(a, b) for a, b in zip(first, again, strict=True)
+        )
+
+
+def seat_returns(seat_env: SeatEnv, seeds: range, choose: Any) -> list[float]:
+    """The seat's return per game, ``choose(observation, info)`` picking its indices."""
+    returns = []
+    for seed in seeds:
+        observation, info = seat_env.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            observation, reward, done, truncated, info = seat_env.step(choose(observation, info))
+            assert not truncated
+            total += reward
+        returns.append(total)
+    return returns
