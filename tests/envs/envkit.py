@@ -12,11 +12,22 @@ from pettingzoo.test import api_test
 
 from envs.core import GameEnv
 from envs.single import SeatEnv
+from referee import wire
+from referee.rules.core import Decision, View
 from referee.rules.transcript import verify
+from sixnimmt.v1 import game_pb2
 
 
-def random_episode(env: GameEnv, seed: int, rng: random.Random) -> list[np.ndarray]:
-    """Play one game with random legal indices; check each mask against the engine; every observation."""
+def through_the_wire(variant: str, view: View, decision: Decision | None) -> View:
+    """The view as the SDK receives it from the referee: through bytes."""
+    out = game_pb2.DecisionRequest()
+    wire.request_to_wire(1, "m", variant, decision, view, 1000, 1000, out)
+    return wire.view_from_wire(game_pb2.DecisionRequest.FromString(out.SerializeToString()))
+
+
+def random_episode(env: GameEnv, seed: int, rng: random.Random, *, wire: bool = False) -> list[np.ndarray]:
+    """Play one game with random legal indices, checking each mask against the engine (and with
+    ``wire``, each observation against the one of the view the SDK receives); every observation."""
     env.reset(seed=seed)
     seen = []
     while env.agents:
@@ -33,6 +44,10 @@ def random_episode(env: GameEnv, seed: int, rng: random.Random) -> list[np.ndarr
         options = env.encoding.options(decision)
         assert len(options) == len(decision.options), "two options share an action index"
         assert sorted(options) == list(legal)
+        if wire:
+            sdk_view = through_the_wire(env.variant.name, env.view(agent), decision)
+            assert np.array_equal(observation["observation"], env.encoding.observe(sdk_view))
+            assert np.array_equal(observation["action_mask"], env.encoding.mask(sdk_view.decision))
         env.step(int(rng.choice(legal)))
     return seen
 
@@ -42,7 +57,7 @@ def check_game(env: GameEnv, seat_env: SeatEnv, *, games: int = 3, cycles: int =
     api_test(env, num_cycles=cycles)
     check_env(seat_env, skip_render_check=True)
     for seed in range(games):
-        first = random_episode(env, seed, random.Random(seed))
+        first = random_episode(env, seed, random.Random(seed), wire=seed == 0)
         outcome = verify(env.transcript())
         assert outcome == env.game.outcome()
         again = random_episode(env, seed, random.Random(seed))

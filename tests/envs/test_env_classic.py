@@ -6,16 +6,14 @@ import random
 
 import numpy as np
 import pytest
-from envkit import check_game, random_episode, seat_returns
+from envkit import check_game, random_episode, seat_returns, through_the_wire
 
 from envs.classic import classic_encoding, env
 from envs.single import SeatEnv
 from games.classic.rules.classic import Classic, ClassicConfig
-from referee import wire
 from referee.rules.chance import SeededChance
 from referee.rules.core import CHANCE
 from referee.rules.errors import ConfigError
-from sixnimmt.v1 import game_pb2
 
 # PettingZoo's api_test notes that a dict observation is not a Box: the mask is in the dict, as in its games.
 pytestmark = pytest.mark.filterwarnings("ignore:Observation:UserWarning")
@@ -67,13 +65,6 @@ def test_unseeded_resets_follow_the_last_seed() -> None:
     assert a.seed != b.seed
 
 
-def through_the_wire(view, decision):  # type: ignore[no-untyped-def]
-    """The view as the SDK receives it from the referee: through bytes."""
-    out = game_pb2.DecisionRequest()
-    wire.request_to_wire(1, "m", "classic", decision, view, 1000, 1000, out)
-    return wire.view_from_wire(game_pb2.DecisionRequest.FromString(out.SerializeToString()))
-
-
 @pytest.mark.parametrize("options", [{}, {"professional": True, "players": 6}])
 def test_the_observation_is_the_sdk_view_and_nothing_else(options: dict[str, object]) -> None:
     """Each observation equals the one of the view the SDK gets over the wire, and dealing the other
@@ -89,7 +80,7 @@ def test_the_observation_is_the_sdk_view_and_nothing_else(options: dict[str, obj
             seat = game.possible_agents.index(agent)
             observed = game.observe(agent)
             view = game.view(seat)
-            sdk_view = through_the_wire(view, view.decision)
+            sdk_view = through_the_wire("classic", view, view.decision)
             assert np.array_equal(observed["observation"], game.encoding.observe(sdk_view))
             assert np.array_equal(observed["action_mask"], game.encoding.mask(sdk_view.decision))
             # Another deal of the unseen cards to the other seats: a state with the same view.
