@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bubblewrap chromium lint bench bench-quick golden proto clean image image-test chaos
+.PHONY: run test bubblewrap chromium node lint bench bench-quick golden proto clean image image-test chaos
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,7 @@ run: $(STAMP) bubblewrap
 ## The whole suite: lint first, then every test (statistical and golden ones included). The
 ## dashboard's browser tests need chromium: `make test` installs it (see chromium below) or stops
 ## with the command to run, and the tests fail rather than skip if it is still missing.
-test: lint bubblewrap chromium
+test: lint bubblewrap chromium node
 	SIXNIMMT_TEST_BROWSER=required $(BIN)/python -m pytest -n 2 -q
 
 ## bubblewrap: every bot runs sandboxed under bwrap, and the sandbox refuses to run a bot without
@@ -69,6 +69,21 @@ chromium:
 		echo "make: ERROR: the dashboard's browser tests need chromium, which is not installed; install" \
 			"it, then run 'SIXNIMMT_CHROMIUM=/path/to/chromium make test'" >&2; exit 1; \
 	fi
+
+## node: the example bot in JavaScript (examples/node_bot), which the command-bot tests play
+## through `bot check` and in a league: its packages from the npm registry, exactly as its
+## package-lock.json pins them (npm ci), and its one-file bundle, dist/bot.js (npm run build).
+## node and npm must be installed (Debian: apt-get install nodejs npm); without them this stops.
+NODE_BOT := examples/node_bot
+node: $(NODE_BOT)/dist/bot.js
+$(NODE_BOT)/dist/bot.js: $(NODE_BOT)/package.json $(NODE_BOT)/package-lock.json $(NODE_BOT)/bot.js \
+		$(NODE_BOT)/build.js $(wildcard proto/sixnimmt/v1/*.proto)
+	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+		echo "make: ERROR: the tests of bots in other languages run examples/node_bot, which needs node" \
+			"and npm (18 or newer); install them ('sudo apt-get install -y nodejs npm'), then make again" >&2; \
+		exit 1; \
+	fi
+	cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

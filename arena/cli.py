@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot_sdk import cli as sdk_cli
-from bot_sdk import tables
-from bot_sdk.loader import load_bot, spec_label
+from bot_sdk import command, tables
+from bot_sdk.loader import BotLoadError, load_bot, spec_label
 from bot_sdk.progress import progress_bar
 from bot_sdk.stats import derive_seed, interval_json, t_interval
 from referee.rules.errors import RulesError
@@ -53,13 +53,15 @@ def register(sub: Any) -> None:
         action="store_true",
         help="play in this machine's process pool instead of a referee with one process per bot",
     )
+    _cmd_option(p, "a bot in any language: its command line (repeat for more)", repeat=True)
     game_options(p)
     json_flag(p)
     p.set_defaults(func=_guard(cmd_arena))
 
     group = sdk_cli.BOT_COMMANDS
     p = group.add_parser("play", help="your bot against others, every bot its own process")
-    p.add_argument("bot", help="your bot: mybot.py[:Class] or a reference name")
+    p.add_argument("bot", nargs="?", help="your bot: mybot.py[:Class], a reference name, a bot.toml's dir")
+    _cmd_option(p, "your bot in any language: its command line, instead of BOT")
     p.add_argument("--against", default="random,heuristic,mc", help="opponents, comma-separated")
     p.add_argument("--games", type=positive, default=20)
     p.add_argument("--decision-ms", type=positive, default=2000)
@@ -70,12 +72,27 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_guard(_then_view(lambda args: cmd_play(args, sdk_cli.parse_options(args.option)))))
 
     p = group.add_parser("check", help="a conformance check: timing, legality, concurrency, shutdown")
-    p.add_argument("bot", help="mybot.py[:Class] or a reference name")
+    p.add_argument("bot", nargs="?", help="mybot.py[:Class], a reference name, or a bot.toml's directory")
+    _cmd_option(p, "a bot in any language: its command line, instead of BOT")
     p.add_argument("--games", type=positive, default=16, help="concurrent matches to play")
     p.add_argument("--decision-ms", type=positive, default=2000)
     game_options(p)
     json_flag(p)
     p.set_defaults(func=_guard(lambda args: cmd_check(args, sdk_cli.parse_options(args.option))))
+
+
+def _cmd_option(p: argparse.ArgumentParser, help: str, *, repeat: bool = False) -> None:
+    """``--cmd "node mybot.js"``: a command bot (:mod:`bot_sdk.command`), run in this directory."""
+    p.add_argument("--cmd", action="append" if repeat else "store", metavar="COMMAND", help=help)
+
+
+def _bot_spec(args: argparse.Namespace) -> str:
+    """The one bot of ``bot play`` / ``bot check``: BOT or ``--cmd``, exactly one of them."""
+    from bot_sdk.command import command_spec
+
+    if (args.bot is None) == (args.cmd is None):
+        raise BotLoadError("name your bot once: BOT (mybot.py, a reference name, a directory) or --cmd CMD")
+    return args.bot if args.cmd is None else command_spec(args.cmd)
 
 
 def _then_view(command: Command) -> Command:
@@ -143,7 +160,8 @@ def _play(
     from arena.tournament import LOCAL_SEAT_KEY
 
     for spec in specs.values():
-        load_bot(spec, args.variant)  # fail before starting anything
+        if command.preload(spec) is None:  # fail before starting anything
+            load_bot(spec, args.variant)
     config.setdefault("players", len(names))
     if config["players"] != len(names):
         raise RulesError(f"{len(names)} bots given for a {config['players']}-player game")
@@ -166,7 +184,7 @@ def _play(
 
 def cmd_play(args: argparse.Namespace, config: dict[str, Any]) -> int:
     """Play and print each entrant's results, faults included."""
-    names, specs = _entrants(args.bot, args.against)
+    names, specs = _entrants(_bot_spec(args), args.against)
     run = _play(args, config, names, specs)
     rows = _summarise(names, run)
     if args.transcripts:
@@ -260,7 +278,7 @@ def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
 
     with progress_bar(args.games, "games", args.json) as bar:
         report = check(
-            args.bot,
+            _bot_spec(args),
             variant=args.variant,
             config=config,
             games=args.games,
@@ -286,8 +304,9 @@ def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
 def cmd_arena(args: argparse.Namespace) -> int:
     """Play a local round-robin and print the standings."""
     from arena.tournament import plan_round_robin, run_tournament
+    from bot_sdk.command import command_spec
 
-    specs = sdk_cli.bot_specs(args.bots)
+    specs = sdk_cli.bot_specs(args.bots) + [command_spec(c) for c in args.cmd or []]
     config = sdk_cli.parse_options(args.option)
     table = min(args.table, len(specs))
     blocks = plan_round_robin(len(specs), table, args.deals, args.seed)

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.remote import MatchPlan, ProcessExit, RemoteRun, play_remote
+from arena.remote import BotExitedError, MatchPlan, ProcessExit, RemoteRun, play_remote
+from bot_sdk import command
 from bot_sdk.loader import load_bot
 from bot_sdk.stats import derive_seed
 from referee.faults import FaultKind, short_reason
@@ -85,10 +86,11 @@ class CheckReport:
         lines = []
         for kind, reason, count in self.reasons[:3]:
             lines.append(f"{kind.value} ×{count}: {reason}")
-        if self.exit is not None and not self.exit.clean:
+        if self.exit is not None and (not self.exit.clean or not self.games):
             tail = [line for line in stderr.splitlines() if line.strip()][-5:]
             lines.append(
                 f"the bot process {self.exit.describe()}"
+                + (" before its games ended" if not self.games else "")
                 + ("; its stderr ends:\n" + "\n".join(tail) if tail else "")
             )
         return "\n".join(lines)
@@ -112,7 +114,7 @@ def check(
     from a stranger is checked with ``preload=False``, so its code only ever runs sandboxed.
     """
     settings = dict(config or {})
-    if preload:
+    if preload and command.preload(spec) is None:
         load_bot(spec, variant)
     players = make_variant(variant, settings).players
     settings.setdefault("players", players)
@@ -124,9 +126,26 @@ def check(
         seating = tuple("bot" if seat == g % players else next(others) for seat in range(players))
         plans.append(MatchPlan(seating, derive_seed(seed, "check", g)))
     extra: dict[str, Any] = {"launch": launch} if launch is not None else {}
-    run: RemoteRun = play_remote(
-        specs, plans, variant=variant, config=settings, progress=progress, decision_ms=decision_ms, **extra
-    )
+    try:
+        run: RemoteRun = play_remote(
+            specs,
+            plans,
+            variant=variant,
+            config=settings,
+            progress=progress,
+            decision_ms=decision_ms,
+            **extra,
+        )
+    except BotExitedError as exc:  # a command bot's program ended before its games: nothing to count
+        return CheckReport(
+            [("connects and plays every match", False), ("exits cleanly after goodbye", False)],
+            0,
+            0,
+            {},
+            exc.exit.status,
+            0.0,
+            exit=exc.exit,
+        )
     seats = [s for m in run.matches for s in m.seats if s.entrant == "bot"]
     faults: dict[str, int] = {}
     reasons: dict[tuple[FaultKind, str], int] = {}

@@ -25,6 +25,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bot_sdk import command
 from referee import wire
 from referee.faults import FaultKind
 from sixnimmt.v1 import game_pb2, referee_pb2, referee_pb2_grpc
@@ -118,14 +119,23 @@ class RefereeClient:
         send_events: bool = True,
         seat_key: bytes = b"",
         standing: Mapping[str, str] | None = None,
+        remote: Mapping[str, str] | None = None,
+        remote_wait: bool = False,
     ) -> tuple[list[str], dict[str, str]]:
         """Create the matches; returns their ids and each entrant's token.
 
         ``seat_key`` keys the bots' seat seeds (empty: the referee picks a random key).
         ``standing`` maps entrants to standing tokens (:meth:`open_standing`): their seats are
-        played by the bots already connected with those tokens.
+        played by the bots already connected with those tokens. ``remote`` maps entrants to bot
+        accounts whose remote bots play them (docs/remote.md; ``remote_wait``: an offline one's
+        seats wait the connect window instead of failing the call); they get no token.
         """
-        request = referee_pb2.CreateMatchesRequest(seat_seed_key=seat_key, standing=dict(standing or {}))
+        request = referee_pb2.CreateMatchesRequest(
+            seat_seed_key=seat_key,
+            standing=dict(standing or {}),
+            remote=dict(remote or {}),
+            remote_wait=remote_wait,
+        )
         text = json.dumps(dict(config))
         for plan in plans:
             request.matches.add(variant=variant, config_json=text, seed=plan.seed, entrants=plan.entrants)
@@ -252,11 +262,16 @@ def local_referee(env: Mapping[str, str] | None = None) -> Iterator[RefereeClien
 
 
 Launcher = Callable[..., "subprocess.Popen[bytes]"]
-"""Starts a bot process: ``launch(argv, env, stderr=subprocess.PIPE)``."""
+"""Starts a bot process: ``launch(argv, env, stderr=subprocess.PIPE)``, and for a command bot
+``cwd=`` its directory."""
 
 
-def _popen(argv: list[str], env: dict[str, str], *, stderr: int | None = None) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
+def _popen(
+    argv: list[str], env: dict[str, str], *, stderr: int | None = None, cwd: str | None = None
+) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, cwd=cwd
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,13 +400,27 @@ def spawn_bot(
 ) -> BotProcess:
     """Start one bot process; the one place that spawns bot processes.
 
+    A Python bot's spec runs as ``python -m bot_sdk.run SPEC``; a command bot's
+    (:mod:`bot_sdk.command`: ``cmd:COMMAND``, a directory with a ``bot.toml``) runs its own
+    program in its own directory, ``launch(argv, env, stderr=…, cwd=DIR)``.
     ``launch(argv, env, stderr=subprocess.PIPE)`` starts it (default: a plain
     :class:`subprocess.Popen`); a sandbox such as ``workers.sandbox.Sandbox`` plugs in here. The
     bot's stderr goes into a capped buffer (:meth:`BotProcess.stderr_tail`), never to ours.
     """
     environment = {**os.environ, **(env or {}), "SIXNIMMT_REFEREE": referee, "SIXNIMMT_TOKEN": token}
-    argv = python_command("-m", "bot_sdk.run", spec, "--variant", variant, "--name", name)
-    return BotProcess((launch or _popen)(argv, environment, stderr=subprocess.PIPE))
+    program = command.parse(spec)
+    if program is None:
+        argv = python_command("-m", "bot_sdk.run", spec, "--variant", variant, "--name", name)
+        return BotProcess((launch or _popen)(argv, environment, stderr=subprocess.PIPE))
+    try:
+        started = (launch or _popen)(
+            list(program.argv), environment, stderr=subprocess.PIPE, cwd=program.directory
+        )
+    except OSError as exc:  # no such program, not executable: the author's error, in one line
+        raise command.CommandError(
+            f"{program.where()}: cannot start {program.argv[0]!r}: {exc.strerror}"
+        ) from None
+    return BotProcess(started)
 
 
 @dataclass(slots=True)
@@ -443,10 +472,13 @@ def play_remote(
     }
     exit_codes: dict[str, int | None] = {}
     exits: dict[str, ProcessExit] = {}
+    # A command bot's program that ends before its games do (it exits at once, it crashes) stops
+    # the run with one line, rather than leaving its seats to time out game after game.
+    watched = {entrant: processes[entrant] for entrant in processes if command.is_command(specs[entrant])}
     try:
         results = []
         for match_id in ids:
-            results.append(client.result(match_id, wait=True, timeout=24 * 3600))
+            results.append(_wait_result(client, match_id, watched, plans, ids))
             if progress:
                 progress(1)
         return RemoteRun(results, exit_codes, exits)
@@ -460,3 +492,41 @@ def play_remote(
                 process.wait()
                 exit_codes[entrant] = None
                 exits[entrant] = process.exit()  # killed by SIGKILL: it did not stop after goodbye
+
+
+class BotExitedError(RemoteError):
+    """A command bot's process ended while games it plays in were still running."""
+
+    def __init__(self, entrant: str, exit: ProcessExit) -> None:
+        last = [line for line in exit.stderr.splitlines() if line.strip()][-1:]
+        super().__init__(
+            f"the bot {entrant} {exit.describe()} before its games ended"
+            + (f"; its stderr ends: {last[0].strip()}" if last else " (nothing on its stderr)")
+        )
+        self.entrant = entrant
+        self.exit = exit
+
+
+def _wait_result(
+    client: RefereeClient,
+    match_id: str,
+    watched: Mapping[str, BotProcess],
+    plans: Sequence[MatchPlan],
+    ids: Sequence[str],
+) -> RemoteMatch:
+    """``match_id``'s result once it is over; :class:`BotExitedError` when a watched bot ends first."""
+    if not watched:
+        return client.result(match_id, wait=True, timeout=24 * 3600)
+    while True:
+        try:
+            return client.result(match_id, wait=True, timeout=0.5)
+        except RemoteError as exc:
+            cause = exc.__cause__
+            if not (isinstance(cause, grpc.Call) and cause.code() == grpc.StatusCode.DEADLINE_EXCEEDED):
+                raise
+        for entrant, process in watched.items():
+            if process.poll() is None:
+                continue
+            mine = [i for i, plan in zip(ids, plans, strict=True) if entrant in plan.entrants]
+            if any(client.result(i, wait=False).status in ("waiting", "running") for i in mine):
+                raise BotExitedError(entrant, process.exit())

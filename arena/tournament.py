@@ -17,6 +17,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot_sdk import command
 from bot_sdk.loader import load_bot, spec_label
 from bot_sdk.play import play_match
 from bot_sdk.stats import derive_seed, t_interval
@@ -214,7 +215,8 @@ def run_tournament(
     config = dict(config or {})
     game = make_variant(variant, {**config, "players": table_size})
     for spec in specs:
-        load_bot(spec, variant)  # fail before any game is played
+        if not (remote and command.preload(spec)):  # fail before any game is played
+            load_bot(spec, variant)
     blocks = plan_round_robin(len(specs), table_size, deals, seed)
     config["players"] = table_size
     names = unique_names([spec_label(s) for s in specs])

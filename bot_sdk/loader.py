@@ -27,6 +27,12 @@ class BotLoadError(ValueError):
 
 def spec_label(spec: str) -> str:
     """A short display name for a spec: the reference name or the file's stem (and class)."""
+    from bot_sdk import command
+
+    if command.is_command(spec):
+        bot = command.parse(spec)
+        assert bot is not None
+        return bot.label
     path, sep, class_name = spec.partition(".py:")
     if sep:
         return f"{Path(path).stem}:{class_name}"
@@ -36,6 +42,13 @@ def spec_label(spec: str) -> str:
 def load_bot(spec: str, variant: str = "classic") -> type[Bot]:
     """The bot class a spec names, checked to play ``variant`` (a name or an alias)."""
     variant = find_variant(variant).name
+    from bot_sdk import command
+
+    if command.is_command(spec):
+        raise BotLoadError(
+            f"{spec_label(spec)} is a command bot: it plays as its own process under a referee"
+            " (bot play, bot check, arena without --in-process, a league), not inside this one"
+        )
     path, _, class_name = spec.partition(".py:")
     if class_name:
         path += ".py"

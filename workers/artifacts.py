@@ -1,7 +1,10 @@
 """Bot artifacts: a submission packed into one deterministic archive, addressed by its SHA-256.
 
 A submission is one ``.py`` file, or a directory whose entry point is declared in a
-``sixnimmt.json`` file (``{"entry": "main.py:MyBot"}``) or given with ``--entry``. The archive is
+``sixnimmt.json`` file (``{"entry": "main.py:MyBot"}``) or given with ``--entry``, or a directory
+with a ``bot.toml`` naming the command of a bot in any language (:mod:`bot_sdk.command`): its
+entry point is ``bot.toml``. ``node_modules`` is never packed (bundle a Node bot into one file,
+as ``examples/node_bot`` does). The archive is
 a tar with sorted names, zeroed owners and times and fixed modes, so the same files always have
 the same address.
 
@@ -26,11 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from bot_sdk.command import BOT_TOML, CommandError, read_manifest
+
 if TYPE_CHECKING:
     from referee.settings import Settings
 
 MANIFEST = "sixnimmt.json"
-SKIPPED = {"__pycache__", ".git", ".venv", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+SKIPPED = {"__pycache__", ".git", ".venv", ".mypy_cache", ".pytest_cache", ".ruff_cache", "node_modules"}
 SAFE_PART = re.compile(r"[A-Za-z0-9_.+\-]+")
 """The characters of each part of a path inside a submission (and no ``.`` or ``..`` part)."""
 
@@ -109,10 +114,19 @@ def pack(
     else:
         root = path
         names = sorted(_files(path, limits))
+        if entry is None and not (path / MANIFEST).is_file() and (path / BOT_TOML).is_file():
+            try:
+                read_manifest(path / BOT_TOML)  # a malformed one is refused before anything runs
+            except CommandError as exc:
+                raise SubmissionError(str(exc)) from None
+            entry = BOT_TOML
         if entry is None:
             manifest = path / MANIFEST
             if not manifest.is_file():
-                raise SubmissionError(f"{path} declares no entry point: add {MANIFEST} or pass --entry")
+                raise SubmissionError(
+                    f"{path} declares no entry point: add {MANIFEST} (a Python bot), {BOT_TOML}"
+                    " (a command bot) or pass --entry"
+                )
             try:
                 entry = str(json.loads(manifest.read_text())["entry"])
             except (ValueError, KeyError, TypeError) as exc:
@@ -234,6 +248,7 @@ def _members(tar: tarfile.TarFile, limits: SubmissionLimits) -> list[tarfile.Tar
 
 
 def bot_spec(directory: Path, entry_point: str) -> str:
-    """The bot spec (``path.py[:Class]``) of an unpacked artifact, for ``python -m bot_sdk.run``."""
+    """The bot spec of an unpacked artifact: ``path.py[:Class]`` for ``python -m bot_sdk.run``, or
+    ``DIR/bot.toml`` for a command bot (``arena.remote.spawn_bot`` runs its command in DIR)."""
     file, sep, cls = entry_point.partition(":")
     return f"{directory / file}{sep}{cls}"

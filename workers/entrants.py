@@ -9,7 +9,12 @@ exists yet: then only reference bots and files can be named).
 - A reference bot's name (``random``, ``heuristic``, …) means that bot *of the league's game*,
   stored on first use as ``GAME/NAME`` (``classic/heuristic``, ``board/random``); ``GAME/NAME``
   says the same explicitly. A stored bot that has a reference bot's name is ``NAME@N``.
-- A ``.py`` file or a directory: submitted, with the same checks as ``bot submit``.
+- A ``.py`` file or a directory: submitted, with the same checks as ``bot submit``. A directory
+  with a ``bot.toml`` (or the ``bot.toml`` itself) is a command bot in any language
+  (:mod:`bot_sdk.command`), stored under the directory's name with ``bot.toml`` as its entry
+  point; a bare ``cmd:COMMAND`` is refused, since a league stores its entrants' files.
+- ``remote:NAME``: the bot account NAME (docs/remote.md), stored as ``remote/NAME``; its bot
+  plays from its author's machine over ``sixnimmt bot connect``.
 - ``ENTRANT*N``: the same entrant N times on purpose (each entry labelled apart in the standings,
   ``…#1``, ``…#2``). Naming one bot twice otherwise is taken for a slip and refused.
 """
@@ -23,8 +28,11 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from bot_sdk.bots import REFERENCE_BOTS
+from bot_sdk.command import BOT_TOML, manifest_of
+from bot_sdk.command import PREFIX as COMMAND_PREFIX
 from referee.rules.errors import UnknownVariantError
 from referee.rules.registry import find_variant
+from workers import accounts
 from workers.artifacts import SubmissionError, SubmissionLimits, pack
 from workers.store import repo
 from workers.submit import check_new, reference_version
@@ -72,7 +80,7 @@ def parse(items: Sequence[str]) -> list[Wanted]:
 
 def is_path(ref: str) -> bool:
     """Whether an entrant names a bot file or directory (not a stored or reference bot)."""
-    return ref.endswith(".py") or Path(ref).is_dir()
+    return ref.endswith(".py") or Path(ref).is_dir() or manifest_of(ref) is not None
 
 
 def reference_of(ref: str, variant: str, what: str = "league") -> str | None:
@@ -149,8 +157,17 @@ def check(found: Found, *, games: int = 8, sandbox: bool = True) -> None:
 
 def _find(engine: Engine | None, ref: str, variant: str, what: str) -> Entrant:
     """One entrant, looked up or packed (bot files are not checked yet)."""
+    if accounts.is_remote_ref(ref):  # ``remote:NAME``: a bot account, playing from its author's machine
+        return accounts.remote_entrant(engine, ref, variant)
+    if ref.startswith(COMMAND_PREFIX):
+        raise SubmissionError(
+            f"{ref}: a {what} stores its entrants' files, and a bare command names none: put the"
+            f" command in a {BOT_TOML} in the bot's directory and name that directory"
+        )
     if is_path(ref):
         path = Path(ref)
+        if path.name == BOT_TOML and path.is_file():
+            path = path.parent
         if not path.exists():
             raise repo.NotFoundError(f"no bot file or directory {ref!r}")
         name = path.stem if path.is_file() else path.name

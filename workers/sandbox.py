@@ -237,17 +237,30 @@ class Sandbox:
     # -- launching ----------------------------------------------------------------------------
 
     def __call__(
-        self, argv: list[str], env: dict[str, str], *, stderr: int | IO[Any] | None = _DEFAULT
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        *,
+        stderr: int | IO[Any] | None = _DEFAULT,
+        cwd: str | os.PathLike[str] | None = None,
     ) -> SandboxedProcess:
         """Start ``argv`` sandboxed; of ``env`` only the referee address and token are kept.
 
         ``stderr`` overrides the sandbox's own (e.g. ``subprocess.PIPE`` to read the bot's errors).
+        ``cwd``: a command bot's directory (``bot_sdk.command``), where it starts; it is bound
+        read-only (``root/NAME`` when under a root of ``bots_in``), as is the directory of every
+        file its arguments name. Without it the bot starts in its private directory.
         The first call in a process checks that a sandboxed Python starts here at all, so that a
         machine that cannot sandbox fails with :class:`SandboxError` instead of with every bot.
         """
         self._probe()
         return self._start(
-            argv, env, self.limits, stdout=self.stdout, stderr=self.stderr if stderr is _DEFAULT else stderr
+            argv,
+            env,
+            self.limits,
+            stdout=self.stdout,
+            stderr=self.stderr if stderr is _DEFAULT else stderr,
+            cwd=None if cwd is None else os.path.realpath(cwd),
         )
 
     def _start(
@@ -258,6 +271,7 @@ class Sandbox:
         *,
         stdout: int | IO[Any] | None,
         stderr: int | IO[Any] | None,
+        cwd: str | None = None,
     ) -> SandboxedProcess:
         root = os.geteuid() == 0
         lease = _UidLease.acquire(self.uids) if root else None
@@ -268,7 +282,10 @@ class Sandbox:
             directory = Path(tempfile.mkdtemp(prefix="sixnimmt-bot-", dir=self.workdir))
             if root:
                 os.chown(directory, uid, uid)
-            argv, bot_dirs = _bot_files(argv, self.bots_in)
+            if cwd is None:
+                argv, bot_dirs = _bot_files(argv, self.bots_in)
+            else:
+                bot_dirs = _command_dirs(argv, cwd, self.bots_in)
             environment = _environment(env, directory)
             binds = [(p, p, "ro") for p in _needed_paths()]
             binds += [(p, p, "ro") for p in [*bot_dirs, *self.expose]]
@@ -280,7 +297,7 @@ class Sandbox:
                 environment["SIXNIMMT_REFEREE"] = f"unix:{REFEREE_SOCKET}"
             command = [
                 *_prlimit(self.tools["prlimit"], limits, root),
-                *_bwrap(self.tools["bwrap"], root, binds, directory, limits),
+                *_bwrap(self.tools["bwrap"], root, binds, Path(cwd) if cwd else directory, limits),
                 *INIT,
                 *(_setpriv(self.tools["setpriv"], uid) if root else [self.tools["setpriv"], "--nnp", "--"]),
                 *argv,
@@ -535,7 +552,7 @@ def _prlimit(prlimit: str, limits: Limits, root: bool) -> list[str]:
 def _bwrap(
     bwrap: str, root: bool, binds: list[tuple[str, str, str]], directory: Path, limits: Limits
 ) -> list[str]:
-    """bwrap's options: namespaces, the allow-listed root, the bot's directory as working directory.
+    """bwrap's options: namespaces, the allow-listed root, ``directory`` as the working directory.
 
     ``binds`` are ``(source, target, mode)``: mode ``ro`` or ``rw`` binds, ``home`` a tmpfs.
     """
@@ -621,6 +638,28 @@ def _bot_files(argv: list[str], bots_in: Sequence[str]) -> tuple[list[str], list
             arg = absolute + (f":{name}" if sep else "")
         result.append(arg)
     return result, directories
+
+
+def _command_dirs(argv: list[str], cwd: str, bots_in: Sequence[str]) -> list[str]:
+    """A command bot's directories to bind: where it runs, and the directory of each file it names.
+
+    Paths are taken relative to ``cwd``, as the program will see them; what lies under ``/usr``
+    (the program ``node``, say) is there already.
+    """
+    found = [cwd]
+    for arg in argv:
+        path = os.path.join(cwd, arg)
+        if not arg.startswith("-") and os.path.isfile(path):
+            found.append(os.path.dirname(os.path.realpath(path)))
+    directories = []
+    for directory in found:
+        for root in bots_in:
+            if _under(directory, root) and directory != root:
+                directory = os.path.join(root, os.path.relpath(directory, root).split(os.sep)[0])
+                break
+        if not _under(directory, "/usr") and directory not in directories:
+            directories.append(directory)
+    return directories
 
 
 def _environment(env: Mapping[str, str], directory: Path) -> dict[str, str]:
