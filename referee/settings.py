@@ -88,6 +88,12 @@ class Settings:
     sandbox_memory_mb: int = _setting(1024, "address space a bot process may use")
     sandbox_file_mb: int = _setting(16, "largest file a bot process may write")
     sandbox_processes: int = _setting(64, "processes/threads a bot's user may run (root: per sandbox user)")
+    warm_bots: int = _setting(
+        12, "bot processes a league worker process keeps live between blocks (0: fresh processes per block)"
+    )
+    warm_memory_mb: int = _setting(
+        1024, "resident memory of a worker process's warm bots together; beyond it the least recently used go"
+    )
 
 
 def load(environ: Mapping[str, str] | None = None) -> Settings:

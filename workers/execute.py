@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from arena.referee_thread import referee_in_thread
-from arena.remote import MatchPlan, ProcessExit, RemoteMatch, play_remote
+from arena.remote import MatchPlan, ProcessExit, RemoteMatch, RemoteRun, play_remote
 from arena.tournament import Block
 from referee.settings import load as load_settings
 from workers import metrics
@@ -27,6 +27,7 @@ from workers.artifacts import bot_spec, unpack
 from workers.faults import seat_fault_detail
 from workers.lease import LeaseKeeper, LeaseLostError, ProcessGroup, block_directories
 from workers.store import repo
+from workers.warm import Version, WarmBot, WarmPool
 
 
 class BlockError(RuntimeError):
@@ -54,11 +55,14 @@ def play_block(
     *,
     worker: str | None = None,
     sandbox: bool = True,
+    warm: WarmPool | None = None,
 ) -> BlockOutcome:
     """Play and store one block (see the module docstring).
 
     Every bot runs in the sandbox (:mod:`workers.sandbox`); ``sandbox=False`` is for tests of
-    the rest of the machinery only.
+    the rest of the machinery only. With a ``warm`` pool (:mod:`workers.warm`) the block's bots
+    are the pool's live processes and its referee is the pool's, unless the league asks for
+    fresh processes; without one, the block starts its own referee and bot processes.
     """
     started = time.monotonic()
     settings = load_settings()
@@ -71,53 +75,20 @@ def play_block(
     if block is None:
         metrics.block_ended("", "skipped")
         return BlockOutcome(block_id, "done already")
-    keeper: LeaseKeeper | None = None
+    keepers: list[LeaseKeeper] = []
     league = repo.league_by_id(engine, block.league_id)
     plan = Block(block.number, block.entrants, block.seed)
     try:
-        with block_directories(block_id) as (root, bots_dir):
-            # Only root enters the block; each sandboxed bot gets its own directory bound into
-            # a root of its own (workers.sandbox), never this one or a rival's.
-            os.chmod(root, 0o700)
-            specs = {}
-            for position in block.entrants:
-                version = league.entrants[position]
-                directory = root / f"bot{position}"
-                unpack(repo.artifact(engine, version.sha256), directory)
-                _readable(directory)
-                specs[_name(position)] = bot_spec(directory, version.entry_point)
-            seatings = plan.seatings()
-            plans = [MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in seatings]
-            launch = sandbox_for(root) if sandbox else None
-            if launch is not None:
-                # The bots' private directories go next to the block's, swept with it (workers.lease).
-                launch.workdir = bots_dir  # type: ignore[attr-defined]
-            with metrics.counting_bots(launch) as counted, referee_in_thread(root) as client:
-                bots = ProcessGroup(counted)
-                keeper = LeaseKeeper(
-                    engine,
-                    block_id,
-                    block.claim,
-                    lease_s=settings.lease_s,
-                    renew_s=settings.lease_renew_s,
-                    on_lost=bots.kill,
-                )
-                with keeper:
-                    run = play_remote(
-                        specs,
-                        plans,
-                        variant=league.variant,
-                        config=league.config,
-                        client=client,
-                        seat_key=league.seat_key,
-                        launch=bots,
-                    )
-            if keeper.lost:
-                raise LeaseLostError(keeper.lost)
+        if warm is not None and not getattr(league, "fresh_processes", False):
+            run = _play_warm(warm, engine, league, block, plan, keepers, settings)
+        else:
+            run = _play_fresh(engine, league, block, plan, keepers, settings, sandbox)
+        if keepers and keepers[0].lost:
+            raise LeaseLostError(keepers[0].lost)
     except repo.NotFoundError:
         raise
     except Exception as exc:
-        if keeper is not None and keeper.lost:
+        if keepers and keepers[0].lost:
             # Another worker may be playing the block now: it stores it, this one stores nothing.
             metrics.block_ended(league.variant, "lost", started)
             return BlockOutcome(block_id, "lease lost")
@@ -125,7 +96,7 @@ def play_block(
         repo.fail_block(engine, block_id, f"{type(exc).__name__}: {exc}", claim=block.claim)
         raise
     played = []
-    for rotation, (seating, match) in enumerate(zip(seatings, run.matches, strict=True)):
+    for rotation, (seating, match) in enumerate(zip(plan.seatings(), run.matches, strict=True)):
         if match.status != "finished":
             error = f"match {rotation} {match.status}: {match.error}"
             metrics.block_ended(league.variant, "failed", started)
@@ -136,6 +107,109 @@ def play_block(
         stored = repo.record_block(engine, block_id, played, claim=block.claim)
     metrics.block_ended(league.variant, "stored" if stored else "raced", started)
     return BlockOutcome(block_id, "stored" if stored else "raced", len(played))
+
+
+def _keeper(engine: Engine, block: Any, settings: Any, on_lost: Callable[[], None]) -> LeaseKeeper:
+    return LeaseKeeper(
+        engine,
+        block.id,
+        block.claim,
+        lease_s=settings.lease_s,
+        renew_s=settings.lease_renew_s,
+        on_lost=on_lost,
+    )
+
+
+def _play_warm(
+    warm: WarmPool,
+    engine: Engine,
+    league: repo.League,
+    block: Any,
+    plan: Block,
+    keepers: list[LeaseKeeper],
+    settings: Any,
+) -> RemoteRun:
+    """The block's matches on the warm pool's live bots, which go back (or are retired) after.
+
+    A bot whose seats had any fault, that exited, or whose block did not finish (its lease lost,
+    the referee failed) is retired, never used again; its exit goes with the seats' fault details
+    as a fresh process's does.
+    """
+    taken: dict[str, WarmBot] = {}
+    results: list[RemoteMatch] = []
+    exits: dict[str, ProcessExit] = {}
+    keeper = _keeper(engine, block, settings, lambda: warm.kill(list(taken.values())))
+    keepers.append(keeper)
+    seatings = plan.seatings()
+    with keeper:
+        try:
+            for position in block.entrants:
+                version = league.entrants[position]
+                key = Version(version.sha256, version.entry_point, league.variant)
+                directory = warm.code_dir(
+                    key, lambda path, sha=version.sha256: unpack(repo.artifact(engine, sha), path)
+                )
+                spec = bot_spec(directory, version.entry_point)
+                taken[_name(position)] = warm.take(key, spec, f"{version.bot}@{version.version}")
+            client = warm.client
+            ids, _ = client.create_matches(
+                league.variant,
+                league.config,
+                [MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in seatings],
+                seat_key=league.seat_key,
+                standing={entrant: bot.token for entrant, bot in taken.items()},
+            )
+            results = [client.result(match_id, wait=True, timeout=24 * 3600) for match_id in ids]
+        finally:
+            faulted = {s.entrant for match in results for s in match.seats if any(s.faults.values())}
+            complete = len(results) == len(seatings) and keeper.lost is None
+            for entrant, bot in taken.items():
+                exit = warm.give_back(bot, reusable=complete and entrant not in faulted)
+                if exit is not None:
+                    exits[entrant] = exit
+    return RemoteRun(results, {entrant: exit.status for entrant, exit in exits.items()}, exits)
+
+
+def _play_fresh(
+    engine: Engine,
+    league: repo.League,
+    block: Any,
+    plan: Block,
+    keepers: list[LeaseKeeper],
+    settings: Any,
+    sandbox: bool,
+) -> RemoteRun:
+    """The block with a referee of its own and a fresh process per bot, all stopped at its end."""
+    with block_directories(block.id) as (root, bots_dir):
+        # Only root enters the block; each sandboxed bot gets its own directory bound into
+        # a root of its own (workers.sandbox), never this one or a rival's.
+        os.chmod(root, 0o700)
+        specs = {}
+        for position in block.entrants:
+            version = league.entrants[position]
+            directory = root / f"bot{position}"
+            unpack(repo.artifact(engine, version.sha256), directory)
+            _readable(directory)
+            specs[_name(position)] = bot_spec(directory, version.entry_point)
+        plans = [MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in plan.seatings()]
+        launch = sandbox_for(root) if sandbox else None
+        if launch is not None:
+            # The bots' private directories go next to the block's, swept with it (workers.lease).
+            launch.workdir = bots_dir  # type: ignore[attr-defined]
+        with metrics.counting_bots(launch) as counted, referee_in_thread(root) as client:
+            bots = ProcessGroup(counted)
+            keeper = _keeper(engine, block, settings, bots.kill)
+            keepers.append(keeper)
+            with keeper:
+                return play_remote(
+                    specs,
+                    plans,
+                    variant=league.variant,
+                    config=league.config,
+                    client=client,
+                    seat_key=league.seat_key,
+                    launch=bots,
+                )
 
 
 def sandbox_for(directory: Path) -> Callable[..., Any]:
