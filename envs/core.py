@@ -36,8 +36,10 @@ class Part:
     name: str
     size: int
     high: float
-    """The largest value its elements take (the smallest is 0)."""
+    """The largest value its elements take."""
     doc: str
+    low: float = 0.0
+    """The smallest value its elements take."""
 
 
 class Encoding(ABC):
@@ -58,6 +60,7 @@ class Encoding(ABC):
             self.offsets[part.name] = slice(start, start + part.size)
             start += part.size
         self.observation_size = start
+        self.low = np.concatenate([np.full(p.size, p.low, dtype=np.float32) for p in self.parts])
         self.high = np.concatenate([np.full(p.size, p.high, dtype=np.float32) for p in self.parts])
 
     action_size: int
@@ -103,6 +106,7 @@ class Encoding(ABC):
                 "name": p.name,
                 "start": self.offsets[p.name].start,
                 "size": p.size,
+                "low": p.low,
                 "high": p.high,
                 "doc": p.doc,
             }
@@ -143,7 +147,7 @@ class GameEnv(AECEnv):  # type: ignore[misc]
         self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         observation = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, encoding.high, dtype=np.float32),
+                "observation": spaces.Box(encoding.low, encoding.high, dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, (encoding.action_size,), dtype=np.int8),
             }
         )
