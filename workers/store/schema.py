@@ -122,6 +122,9 @@ blocks = Table(
     Column("lease_until", DateTime(timezone=True)),
     # When a message for the block was last sent to the broker (``league start``, reconciliation).
     Column("queued_at", DateTime(timezone=True)),
+    # What a claimed block waits for before its matches start (a remote bot to connect), for
+    # ``league status``; NULL when it waits for nothing.
+    Column("waiting", Text),
     UniqueConstraint("league_id", "number"),
     Index(None, "league_id", "status"),
     # The dashboard's live view: running blocks, and the latest finished ones.
@@ -206,6 +209,33 @@ workers = Table(
 )
 """Every worker that has run, and when its reconcile loop last wrote here (``league run`` warns
 when none has been seen for a while)."""
+
+bot_accounts = Table(
+    "bot_accounts",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(100), nullable=False, unique=True),
+    # The bot the account plays as in leagues: ``remote/NAME`` (workers.accounts).
+    Column("bot_id", ForeignKey("bots.id"), nullable=False, unique=True),
+    _created(),
+)
+"""An author's account for a bot that runs on the author's machine (``sixnimmt bot connect``)."""
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    # The key's public part (``snk_<key_id>_…``): names it in listings and ``bot key revoke``.
+    Column("key_id", String(16), nullable=False, unique=True),
+    Column("account_id", ForeignKey("bot_accounts.id"), nullable=False, index=True),
+    # SHA-256 of the whole key, hex: the key itself is shown once at creation and never stored.
+    Column("sha256", String(64), nullable=False, unique=True),
+    Column("max_connections", Integer, nullable=False),
+    Column("max_matches", Integer, nullable=False),
+    _created(),
+    Column("revoked_at", DateTime(timezone=True)),
+)
+"""A bot account's API keys; a revoked key stays listed, and the referee refuses it."""
 
 FAULT_COLUMNS = {
     FaultKind.TIMEOUT: "timeouts",
