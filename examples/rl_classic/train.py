@@ -88,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.episodes < 1 or args.seconds <= 0:
         parser.error("--episodes and --seconds must be positive")
+    try:
+        SeatEnv(classic_env(**CONFIG), args.opponents)
+    except ValueError as exc:
+        parser.error(str(exc))
     policy, figures = train(
         episodes=args.episodes, seconds=args.seconds, seed=args.seed, opponents=args.opponents
     )
