@@ -34,6 +34,7 @@ from referee import wire
 from referee.faults import MAX_REASON_CHARS, FaultNotice, bounded
 from referee.rules.core import Action, Event
 from referee.settings import load as load_settings
+from referee.settings import tune_gc
 from sixnimmt.v1 import referee_pb2, referee_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -92,6 +93,8 @@ def run(
     hello.hello.token = token
     hello.hello.name = name
     hello.hello.protocol = wire.PROTOCOL_VERSION
+    hello.hello.events = takes_events(factory, settings.bot_events)
+    hello.hello.table_once = True
     outgoing.put(hello)
 
     def requests() -> Iterator[referee_pb2.BotMessage]:
@@ -106,6 +109,7 @@ def run(
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, stop)
+        tune_gc(settings)  # the bot's code and the SDK are loaded: a process of its own from here on
     summary = RunSummary()
     bots: dict[tuple[str, int], Bot] = {}
     seats_of: dict[str, list[int]] = defaultdict(list)
@@ -128,6 +132,17 @@ def run(
     return summary
 
 
+def takes_events(factory: Callable[[], Bot], setting: str = "auto") -> bool:
+    """Whether the bots ``factory`` makes take public events (``SIXNIMMT_BOT_EVENTS``): with
+    ``auto``, when its class overrides :meth:`Bot.on_events` (a factory that is not a bot class
+    takes them, as every bot did before bots could opt out)."""
+    if setting != "auto":
+        return setting == "all"
+    if isinstance(factory, type) and issubclass(factory, Bot):
+        return factory.on_events is not Bot.on_events
+    return True
+
+
 def _handle(
     update: referee_pb2.Update,
     factory: Callable[[], Bot],
@@ -143,6 +158,7 @@ def _handle(
         bot = factory()
         bot.seat = start.seat
         bot.rng = random.Random(start.seat_seed)
+        wire.codec(start.variant)  # this game's codec only: a bot loads the variant it plays
         bot.on_start(start.seat, start.variant, json.loads(start.config_json or "{}"))
         bots[key] = bot
         seats_of[start.match_id].append(start.seat)
@@ -157,6 +173,7 @@ def _handle(
         reply = referee_pb2.BotMessage()
         replies = reply.decisions.replies
         started = time.perf_counter()
+        views = wire.UpdateViews(update.requests)
         for request in update.requests:
             out = replies.add()
             out.id = request.id
@@ -164,7 +181,7 @@ def _handle(
             action: Action | None = None
             if bot is not None:
                 try:
-                    action = bot.decide(wire.view_from_wire(request))
+                    action = bot.decide(views.view(request))
                 except Exception as exc:
                     summary.errors += 1
                     traceback.print_exc(file=sys.stderr)

@@ -28,7 +28,7 @@ from google.protobuf.message import Message
 from referee.faults import FaultKind, FaultNotice
 from referee.rules.core import Action, Decision, DecisionKind, Event, Outcome, Termination, View
 from referee.rules.errors import RulesError
-from referee.rules.spec import installed_games
+from referee.rules.spec import GameSpec, installed_games, named_game
 from sixnimmt.v1 import game_pb2, referee_pb2
 
 PROTOCOL_VERSION = 1
@@ -410,6 +410,7 @@ class _Compiler:
             body.extend(f"    {local[name]} = o.{name}" for name, _, _ in plan if name not in given)
         m = "m"
         body.append(f"    {m} = out{path}")
+        head = [f"def {writer}_own(o, out):", *body[1:], f"    {m}.SetInParent()"]
         own = [name for name, _, _ in plan if name not in shared]
         if not any(
             isinstance(field, descriptor.FieldDescriptor)
@@ -443,6 +444,9 @@ class _Compiler:
             body.append(f"        c = ({', '.join(local[name] for name in shared)}, t)")
             body.append(f"        {cell}[0] = c")
             body.append(f"    {m}.CopyFrom(c[-1])")
+            # The same without the table (Hello.table_once): another request of the step holds it.
+            write(head, "    ", own, m)
+            self.lines.extend(head)
         write(body, "    ", own, m)
         self.lines.extend(body)
 
@@ -456,10 +460,27 @@ class _Compiler:
                 reads.append(self.read_value(annotation, field, "m", f"{kind}.{name}"))
         self.lines.append(f"def {reader}(message{''.join(', ' + g for g in given)}):")
         self.lines.append(f"    m = message{path}")
+        self.lines.append(self._construct(c, reads, record_tuple))
+        if shared:
+            # Table-once: the table fields read once (a tuple), and a view from its own fields and them.
+            names = [name for name, _, _ in plan]
+            table = [name for name in names if name in shared]
+            self.lines.append(f"def {reader}_table(message):")
+            self.lines.append(f"    m = message{path}")
+            self.lines.append(f"    return ({', '.join(reads[names.index(name)] for name in table)},)")
+            mixed = [
+                f"table[{table.index(name)}]" if name in shared else read
+                for name, read in zip(names, reads, strict=True)
+            ]
+            self.lines.append(f"def {reader}_own(message{''.join(', ' + g for g in given)}, table):")
+            self.lines.append(f"    m = message{path}")
+            self.lines.append(self._construct(c, mixed, record_tuple))
+
+    @staticmethod
+    def _construct(c: str, reads: Sequence[str], record_tuple: bool) -> str:
         if record_tuple:
-            self.lines.append(f"    return _new({c}, ({', '.join(reads)},))")
-        else:
-            self.lines.append(f"    return {c}({', '.join(reads)})")
+            return f"    return _new({c}, ({', '.join(reads)},))"
+        return f"    return {c}({', '.join(reads)})"
 
 
 class Codec:
@@ -548,6 +569,22 @@ class Codec:
             read_view if given else lambda message, decision: read_view(message)
         )
         """The view a request holds, with the decision it asks for."""
+        self.view_to_wire_own: Callable[[View, game_pb2.DecisionRequest], None] | None = None
+        """Write a seat's view without its table (``shared``) fields: ``None`` for a game without
+        them, or a plugin game (Hello.table_once then sends every view whole)."""
+        self.view_table: Callable[[game_pb2.DecisionRequest], tuple[Any, ...]] | None = None
+        """The table fields of a request's view, read once for every view that names it."""
+        self.view_with_table: Callable[[game_pb2.DecisionRequest, Decision, tuple[Any, ...]], View] | None = (
+            None
+        )
+        """The view of a request whose table fields are the given ones (:attr:`view_table`)."""
+        if shared and not plugin:
+            own_reader = scope["view_from_wire_own"]
+            self.view_to_wire_own = scope["view_to_wire_own"]
+            self.view_table = scope["view_from_wire_table"]
+            self.view_with_table = (
+                own_reader if given else lambda message, decision, table: own_reader(message, table)
+            )
         self._writers: dict[type, Callable[[Event, game_pb2.MatchEvent], None]] = {
             cls: scope[f"write_{name}"] for cls, name in fields.items()
         }
@@ -662,22 +699,43 @@ def load_codecs() -> None:
     """Import every installed game's codec module (its ``GameSpec.codec``), which registers it,
     once per game. A game whose codec fails to load says so in one line and is not served."""
     for game in installed_games():
-        if game.name in _loaded:
-            continue
-        _loaded.add(game.name)
-        if not game.codec:
-            continue
-        try:
-            importlib.import_module(game.codec)
-        except Exception as error:  # one broken game must not stop the others
-            message = str(error).splitlines()[0] if str(error) else ""
-            _log.warning("game %r: its codec %s failed to load: %s: %s", game.name, game.codec,
-                         type(error).__name__, message)  # fmt: skip
+        _load_codec(game)
+
+
+def _load_codec(game: GameSpec) -> None:
+    if game.name in _loaded:
+        return
+    _loaded.add(game.name)
+    if not game.codec:
+        return
+    try:
+        importlib.import_module(game.codec)
+    except Exception as error:  # one broken game must not stop the others
+        message = str(error).splitlines()[0] if str(error) else ""
+        _log.warning("game %r: its codec %s failed to load: %s: %s", game.name, game.codec,
+                     type(error).__name__, message)  # fmt: skip
+
+
+def _load_for(key: str) -> Codec | None:
+    """The codec registered by ``key`` once every installed game's codec is loaded."""
+    load_codecs()
+    return _CODEC_BY_FIELD.get(key)
 
 
 def codec(variant: str) -> Codec:
-    """The codec of a variant; a variant without one cannot be played over the wire yet."""
-    load_codecs()
+    """The codec of a variant; a variant without one cannot be played over the wire yet.
+
+    Only the variant's own game is loaded when its spec declares the variant's name: a bot
+    process that plays classic never imports another game's codec or engine.
+    """
+    found = CODECS.get(variant)
+    if found is not None:
+        return found
+    game = named_game(variant)
+    if game is not None:
+        _load_codec(game)
+    if variant not in CODECS:
+        load_codecs()
     try:
         return CODECS[variant]
     except KeyError:
@@ -696,8 +754,15 @@ def request_to_wire(
     deadline_ms: int,
     bank_ms: int,
     out: game_pb2.DecisionRequest,
-) -> None:
-    """Write a decision request with the seat's view into ``out``."""
+    table_from: int = 0,
+) -> bool:
+    """Write a decision request with the seat's view into ``out``.
+
+    With ``table_from`` (the id of a request of the same step in the same Update, for a
+    connection that asked for ``table_once``), the view's table fields are left out and
+    ``out.table_from`` names that request, when the game's view has table fields. Returns
+    whether the table was left out.
+    """
     out.id = request_id
     out.match_id = match_id
     out.seat = decision.seat
@@ -710,7 +775,13 @@ def request_to_wire(
         out.options.extend(options)  # type: ignore[arg-type]
     out.deadline_ms = deadline_ms
     out.time_bank_ms = bank_ms
-    codec(variant).view_to_wire(view, out)
+    game = codec(variant)
+    if table_from and game.view_to_wire_own is not None:
+        game.view_to_wire_own(view, out)
+        out.table_from = table_from
+        return True
+    game.view_to_wire(view, out)
+    return False
 
 
 def decision_from_wire(message: game_pb2.DecisionRequest) -> Decision:
@@ -729,11 +800,43 @@ def decision_from_wire(message: game_pb2.DecisionRequest) -> Decision:
 def view_from_wire(message: game_pb2.DecisionRequest) -> View:
     """The typed view of a request, its decision included."""
     field = message.WhichOneof("view")
-    load_codecs()
-    codec_ = _CODEC_BY_FIELD.get(_key(field, message))
+    codec_ = _CODEC_BY_FIELD.get(_key(field, message)) or _load_for(_key(field, message))
     if codec_ is None:
         raise WireError(f"request {message.id} holds no view this SDK knows ({field!r})")
     return codec_.view_from_wire(message, decision_from_wire(message))
+
+
+class UpdateViews:
+    """The views of one Update's requests, for a connection that asked for ``table_once``.
+
+    A request with ``table_from`` takes its table fields from the request it names (an earlier
+    one of the same Update); each table is read once, and every view of it shares its values.
+    Without ``table_from`` a request reads as :func:`view_from_wire` reads it.
+    """
+
+    def __init__(self, requests: Sequence[game_pb2.DecisionRequest]) -> None:
+        self._named: dict[int, game_pb2.DecisionRequest] = {}
+        self._tables: dict[int, tuple[Any, ...]] = {}
+        wanted = {r.table_from for r in requests if r.table_from}
+        if wanted:
+            self._named = {r.id: r for r in requests if r.id in wanted}
+
+    def view(self, message: game_pb2.DecisionRequest) -> View:
+        """The typed view of ``message``, its decision included."""
+        source = message.table_from or (message.id if message.id in self._named else 0)
+        if not source:
+            return view_from_wire(message)
+        holder = self._named.get(source)
+        if holder is None:
+            raise WireError(f"request {message.id} takes its table from request {source}, not in this Update")
+        field = message.WhichOneof("view")
+        game = _CODEC_BY_FIELD.get(_key(field, message)) or _load_for(_key(field, message))
+        if game is None or game.view_table is None or game.view_with_table is None:
+            raise WireError(f"request {message.id} holds no view with a table this SDK knows ({field!r})")
+        table = self._tables.get(source)
+        if table is None:
+            table = self._tables[source] = game.view_table(holder)
+        return game.view_with_table(message, decision_from_wire(message), table)
 
 
 _last_events: tuple[Sequence[Event], list[game_pb2.MatchEvent]] | None = None
@@ -754,8 +857,7 @@ def events_to_wire(variant: str, match_id: str, step: int, events: Sequence[Even
 def event_from_wire(message: game_pb2.MatchEvent) -> Event:
     """A domain event from the wire."""
     field = message.WhichOneof("payload")
-    load_codecs()
-    codec_ = _CODEC_BY_FIELD.get(_key(field, message))
+    codec_ = _CODEC_BY_FIELD.get(_key(field, message)) or _load_for(_key(field, message))
     if codec_ is None:
         raise WireError(f"event of unknown variant payload {field!r}")
     return codec_.event_from_wire(message)

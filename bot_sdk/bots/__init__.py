@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from bot_sdk.bot import Bot
-from referee.rules.spec import installed_games, resolve
+from referee.rules.spec import installed_games, named_game, resolve
 
 
 def _table() -> dict[str, Mapping[str, str]]:
@@ -23,6 +23,9 @@ class _ReferenceBots(Mapping[str, Mapping[str, str]]):
     """variant name → bot name → ``"module:Class"``, from the installed games, read on use."""
 
     def __getitem__(self, variant: str) -> Mapping[str, str]:
+        game = named_game(variant)
+        if game is not None and variant in game.bots:
+            return game.bots[variant]  # no other game's engine imported
         return _table()[variant]
 
     def __iter__(self) -> Iterator[str]:

@@ -6,6 +6,7 @@ SPEC = GameSpec(
     name="anniversary",
     order=3,
     variants=("games.anniversary.rules.anniversary:Anniversary",),
+    names=("anniversary", "25th-anniversary", "jubilaeum"),
     codec="games.anniversary.wire",
     sdk=("games.anniversary.sdk:AnniversaryBot",),
     bots={

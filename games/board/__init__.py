@@ -6,6 +6,7 @@ SPEC = GameSpec(
     name="board",
     order=1,
     variants=("games.board.rules.brettspiel:Brettspiel",),
+    names=("board", "brettspiel"),
     codec="games.board.wire",
     sdk=("games.board.sdk:BrettspielBot",),
     bots={"board": {"random": "games.board.bots:RandomBot", "heuristic": "games.board.bots:HeuristicBot"}},

@@ -6,6 +6,7 @@ SPEC = GameSpec(
     name="classic",
     order=0,
     variants=("games.classic.rules.classic:Classic",),
+    names=("classic", "6nimmt", "take6"),
     codec="games.classic.wire",
     sdk=("games.classic.sdk:ClassicBot",),
     bots={

@@ -10,6 +10,7 @@ SPEC = GameSpec(
         "games.junior.rules.junior:JuniorAdvanced",
         "games.junior.rules.junior:JuniorExperts",
     ),
+    names=("junior-basic", "junior", "junior-advanced", "junior-experts"),
     codec="games.junior.wire",
     sdk=(
         "games.junior.sdk:JuniorBasicBot",

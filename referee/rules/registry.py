@@ -8,7 +8,7 @@ from typing import Any
 from referee.rules.config import config_from_mapping
 from referee.rules.core import Variant
 from referee.rules.errors import UnknownVariantError
-from referee.rules.spec import LazyVariants
+from referee.rules.spec import LazyVariants, named_game
 
 VARIANTS: LazyVariants = LazyVariants()
 """Every installed game's variants (the ``sixnimmt.games`` entry points), found on first use."""
@@ -17,6 +17,16 @@ VARIANTS: LazyVariants = LazyVariants()
 def find_variant(name: str) -> type[Variant[Any, Any]]:
     """The variant class registered under ``name`` or one of its aliases."""
     wanted = name.strip().lower()
+    game = named_game(wanted)
+    if game is not None:
+        # Only that game's engines: the others are imported only when a lookup needs them.
+        try:
+            classes = game.variant_classes()
+        except Exception:  # a broken game: the full lookup below logs and skips it
+            classes = []
+        for cls in classes:
+            if wanted == cls.name or wanted in cls.aliases:
+                return cls
     for cls in VARIANTS:
         if wanted == cls.name or wanted in cls.aliases:
             return cls

@@ -33,6 +33,10 @@ class GameSpec:
     name: str
     variants: tuple[str, ...]
     """The engine classes (``Variant`` subclasses), in the order ``sixnimmt variants`` lists them."""
+    names: tuple[str, ...] = ()
+    """Every variant name and alias of the game, as its engine classes declare them, so that
+    finding the game of a variant (:func:`named_game`) imports no other game's engine; empty: the
+    game is found by importing the engines."""
     codec: str = ""
     """The module whose import registers the game's wire codec (``referee.wire.register``)."""
     sdk: tuple[str, ...] = ()
@@ -121,9 +125,38 @@ def game_of(variant: str) -> GameSpec | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def _declared() -> tuple[GameSpec, ...]:
+    """Every installed game's spec, in listing order, no engine imported (a spec that does not
+    load is left out here; :func:`installed_games` reports it)."""
+    specs: dict[str, GameSpec] = {}
+    for point in entry_points(group=GROUP):
+        if point.name in specs:
+            continue
+        try:
+            spec = point.load()
+        except Exception:  # reported by the full load
+            continue
+        if isinstance(spec, GameSpec):
+            specs[point.name] = spec
+    return tuple(sorted(specs.values(), key=lambda spec: (spec.order, spec.name)))
+
+
+def named_game(variant: str) -> GameSpec | None:
+    """The installed game whose declared ``names`` hold ``variant``, found without importing any
+    game's engine (a process that plays one variant loads only that game); ``None`` when no spec
+    declares it (then :func:`game_of` imports the engines to find it)."""
+    wanted = variant.strip().lower()
+    for spec in _declared():
+        if wanted in spec.names:
+            return spec
+    return None
+
+
 def reload_games() -> None:
     """Forget what was found (after a new game was installed in this process)."""
     _load.cache_clear()
+    _declared.cache_clear()
 
 
 class LazyVariants(Sequence["type[Variant[Any, Any]]"]):

@@ -20,7 +20,13 @@ class Connection:
     lets one stream carry many matches.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, events: bool = True, table_once: bool = False) -> None:
+        self.events = events
+        """Whether the bot takes public events (``Hello.events``, unset: true): else none are sent."""
+        self.table_once = table_once
+        """``Hello.table_once``: a step's table goes once per Update, not once per seat."""
+        self._tables: dict[str, tuple[object, int]] = {}
+        """match id → (the step, the id of its request in this Update that holds the table)."""
         self.queue: asyncio.Queue[referee_pb2.RefereeMessage | None] = asyncio.Queue()
         self._buffer = referee_pb2.RefereeMessage()
         self._dirty = False
@@ -40,6 +46,7 @@ class Connection:
         if self._closed:
             return
         message, self._buffer = self._buffer, referee_pb2.RefereeMessage()
+        self._tables.clear()
         self.queue.put_nowait(message)
 
     def push_start(self, info: GameInfo) -> None:
@@ -56,6 +63,13 @@ class Connection:
         self._touch()
 
     def push_request(self, request: Request) -> None:
+        table_from = 0
+        if self.table_once:
+            first = self._tables.get(request.match_id)
+            if first is not None and first[0] is request.step:
+                table_from = first[1]
+            else:
+                self._tables[request.match_id] = (request.step, request.id)
         wire.request_to_wire(
             request.id,
             request.match_id,
@@ -65,11 +79,14 @@ class Connection:
             request.deadline_ms,
             request.bank_ms,
             self._buffer.update.requests.add(),
+            table_from,
         )
         self.requests_sent += 1
         self._touch()
 
     def push_events(self, match_id: str, step: int, events: Sequence[Event]) -> None:
+        if not self.events:
+            return  # not even converted: a match none of whose bots subscribe converts none
         wire.events_to_wire(self.variants[match_id], match_id, step, events, self._buffer.update.events)
         self._touch()
 

@@ -238,7 +238,9 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             link = self.state.link(hello.token)
         except UnknownTokenError as exc:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
-        connection = Connection()
+        connection = Connection(
+            events=hello.events if hello.HasField("events") else True, table_once=hello.table_once
+        )
         welcome = referee_pb2.RefereeMessage()
         welcome.welcome.protocol = wire.PROTOCOL_VERSION
         try:

@@ -76,7 +76,7 @@ class Action(_message.Message):
     def __init__(self, number: _Optional[int] = ..., tuple: _Optional[_Union[IntTuple, _Mapping]] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("id", "match_id", "seat", "kind", "options", "tuple_options", "deadline_ms", "time_bank_ms", "classic", "junior", "board", "anniversary", "plugin")
+    __slots__ = ("id", "match_id", "seat", "kind", "options", "tuple_options", "deadline_ms", "time_bank_ms", "classic", "junior", "board", "anniversary", "plugin", "table_from")
     ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -90,6 +90,7 @@ class DecisionRequest(_message.Message):
     BOARD_FIELD_NUMBER: _ClassVar[int]
     ANNIVERSARY_FIELD_NUMBER: _ClassVar[int]
     PLUGIN_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FROM_FIELD_NUMBER: _ClassVar[int]
     id: int
     match_id: str
     seat: int
@@ -103,7 +104,8 @@ class DecisionRequest(_message.Message):
     board: _board_pb2.BoardView
     anniversary: _anniversary_pb2.AnniversaryView
     plugin: _any_pb2.Any
-    def __init__(self, id: _Optional[int] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., options: _Optional[_Iterable[int]] = ..., tuple_options: _Optional[_Iterable[_Union[IntTuple, _Mapping]]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., classic: _Optional[_Union[_classic_pb2.ClassicView, _Mapping]] = ..., junior: _Optional[_Union[_junior_pb2.JuniorView, _Mapping]] = ..., board: _Optional[_Union[_board_pb2.BoardView, _Mapping]] = ..., anniversary: _Optional[_Union[_anniversary_pb2.AnniversaryView, _Mapping]] = ..., plugin: _Optional[_Union[_any_pb2.Any, _Mapping]] = ...) -> None: ...
+    table_from: int
+    def __init__(self, id: _Optional[int] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., options: _Optional[_Iterable[int]] = ..., tuple_options: _Optional[_Iterable[_Union[IntTuple, _Mapping]]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., classic: _Optional[_Union[_classic_pb2.ClassicView, _Mapping]] = ..., junior: _Optional[_Union[_junior_pb2.JuniorView, _Mapping]] = ..., board: _Optional[_Union[_board_pb2.BoardView, _Mapping]] = ..., anniversary: _Optional[_Union[_anniversary_pb2.AnniversaryView, _Mapping]] = ..., plugin: _Optional[_Union[_any_pb2.Any, _Mapping]] = ..., table_from: _Optional[int] = ...) -> None: ...
 
 class DecisionReply(_message.Message):
     __slots__ = ("id", "action", "error")

@@ -18,14 +18,18 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., decisions: _Optional[_Union[DecisionBatch, _Mapping]] = ..., goodbye: _Optional[_Union[Goodbye, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "name", "protocol")
+    __slots__ = ("token", "name", "protocol", "events", "table_once")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ONCE_FIELD_NUMBER: _ClassVar[int]
     token: str
     name: str
     protocol: int
-    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., protocol: _Optional[int] = ...) -> None: ...
+    events: bool
+    table_once: bool
+    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., protocol: _Optional[int] = ..., events: _Optional[bool] = ..., table_once: _Optional[bool] = ...) -> None: ...
 
 class DecisionBatch(_message.Message):
     __slots__ = ("replies",)

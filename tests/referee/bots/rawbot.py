@@ -16,6 +16,9 @@ and misbehaves as its mode says:
 - ``stray``: sends ``count`` replies to made-up request ids right after Hello instead of answering;
 - ``huge``: answers its first request with a message of more than 10 MB.
 
+``--events on|off`` sets ``Hello.events`` (unset without it, as a bot written before the field
+leaves it); ``--table-once`` sets ``Hello.table_once``.
+
 ``--log`` appends every message received to a file, each prefixed by its length (4 bytes, big
 endian). When the referee ends the stream with an error status, the bot prints the status code
 and exits with status 5.
@@ -83,6 +86,9 @@ def play(args: argparse.Namespace) -> int:
     hello.hello.token = args.token
     hello.hello.name = f"rawbot-{args.mode}"
     hello.hello.protocol = 1
+    if args.events is not None:
+        hello.hello.events = args.events == "on"
+    hello.hello.table_once = args.table_once
     send(hello)
     log = open(args.log, "ab") if args.log else None  # noqa: SIM115 - closed below
     batches = answered = 0
@@ -156,6 +162,8 @@ def main() -> int:
     parser.add_argument("--log")
     parser.add_argument("--count", type=int, default=3)
     parser.add_argument("--last", action="store_true")
+    parser.add_argument("--events", choices=("on", "off"))
+    parser.add_argument("--table-once", action="store_true")
     args = parser.parse_args()
     if args.mode == "junk_socket":
         junk_socket(args.address)

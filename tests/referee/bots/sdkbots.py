@@ -92,3 +92,27 @@ class Raiser(Highest):
     def on_fault(self, notice: object) -> None:
         with open(os.environ["BOT_NOTICES"], "a") as log:
             log.write(f"{notice}\n")
+
+
+class Watcher(Highest):
+    """Overrides ``on_events`` (so the SDK subscribes): writes each game's event count to ``BOT_EVENTS``."""
+
+    def on_start(self, seat: int, variant: str, config: dict[str, object]) -> None:
+        self.events = 0
+
+    def on_events(self, events: object) -> None:
+        self.events += len(events)  # type: ignore[arg-type]
+
+    def on_game_over(self, outcome: object) -> None:
+        with open(os.environ["BOT_EVENTS"], "a") as log:
+            log.write(f"{self.events}\n")
+
+
+class Modules(Highest):
+    """Writes the ``games`` modules its process imported to ``BOT_MODULES`` at each game over."""
+
+    def on_game_over(self, outcome: object) -> None:
+        import sys
+
+        with open(os.environ["BOT_MODULES"], "w") as log:
+            log.write("\n".join(sorted(name for name in sys.modules if name.startswith("games"))))
