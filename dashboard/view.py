@@ -54,6 +54,7 @@ class Game:
         return {
             "index": self.index,
             "file": str(self.path),
+            "name": self.path.name,
             "url": f"{base}/games/{self.index}",
             "variant": self.replay.variant.name,
             "players": self.replay.players,
@@ -304,4 +305,3 @@ def cmd_view(args: Any, opener: Callable[[str], bool] = webbrowser.open) -> int:
     finally:
         server.server_close()
     return 0
-
