@@ -33,6 +33,7 @@ PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 LIVE_POLL_MS = 1500
 
+
 class SecurityHeaders:
     """ASGI middleware adding :data:`SECURITY_HEADERS` to every response."""
 
