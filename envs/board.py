@@ -119,7 +119,7 @@ class BoardEncoding(Encoding):
         out["boxed"][[x - 1 for x in view.boxed]] = 1
         out["scores"][:] = np.asarray(rotated(view.scores, seat), dtype=np.float32) / self.track
         out["screen_sizes"][:] = np.asarray(rotated(view.screen_sizes, seat), dtype=np.float32) / 24
-        luck = [count for hand in rotated(view.luck, seat) for count in hand]  # type: ignore[arg-type]
+        luck = [count for hand in rotated(view.luck, seat) for count in hand]
         out["luck"][:] = np.asarray(luck, dtype=np.float32) / 99
         if view.hand_sizes:
             out["action_hands"][:] = np.asarray(rotated(view.hand_sizes, seat), dtype=np.float32) / 10
@@ -128,12 +128,12 @@ class BoardEncoding(Encoding):
         for card in view.discard:
             out["discard"][card - 1] += 1 / 99
         if view.attaching is not None:
-            tile, row, space = view.attaching
-            out["attaching"][[tile - 1, t + row]] = 1
+            tile, at_row, space = view.attaching
+            out["attaching"][[tile - 1, t + at_row]] = 1
             out["attaching"][t + self.rows] = space / self.spaces
         if view.opening is not None:
-            tile, row = view.opening
-            out["opening"][[tile - 1, t + row]] = 1
+            tile, taken = view.opening
+            out["opening"][[tile - 1, t + taken]] = 1
         counts = (
             view.round / self.config.round_limit,
             view.attached / (2 * self.config.players),

@@ -17,16 +17,17 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, TypeVar
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 from referee.rules.core import CHANCE, Action, Decision, Event, Variant, View
 from referee.rules.transcript import Playthrough, Transcript
 
 _SEED_BOUND = 2**63
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +115,7 @@ class Encoding(ABC):
         ]
 
 
-def rotated(values: Sequence[int], seat: int) -> list[int]:
+def rotated(values: Sequence[T], seat: int) -> list[T]:
     """``values`` per seat, starting with ``seat`` and going on in seat order (own seat first)."""
     return [*values[seat:], *values[:seat]]
 
@@ -129,7 +130,8 @@ class GameEnv(AECEnv):  # type: ignore[misc]
     ``infos`` as ``"illegal_action": True``.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
+    # The libraries declare metadata an instance attribute (a ClassVar would not type-check).
+    metadata: dict[str, Any] = {  # noqa: RUF012
         "render_modes": ["ansi"],
         "name": "sixnimmt_v0",
         "is_parallelizable": False,

@@ -82,7 +82,7 @@ class JuniorEncoding(Encoding):
         if decision.kind is DecisionKind.CARD_ROW:
             assert isinstance(option, tuple)
             card, row = option
-            return card * self.rows + row
+            return int(card * self.rows + row)
         assert isinstance(option, int)
         if decision.kind is DecisionKind.CARD:
             return option

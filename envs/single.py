@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -23,7 +23,7 @@ from referee.rules.chance import seat_seed
 Opponent = str | type[Bot] | Callable[[], Bot]
 
 
-class SeatEnv(gym.Env):  # type: ignore[type-arg]
+class SeatEnv(gym.Env):
     """One seat (``seat``) of an AEC game env; ``opponents`` play the other seats, in seat order.
 
     ``step`` takes the seat's action index and plays the other seats until the seat decides again
@@ -32,7 +32,7 @@ class SeatEnv(gym.Env):  # type: ignore[type-arg]
     observation's mask, as masked-policy libraries look for it there.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (an instance attribute of gym.Env)
 
     def __init__(
         self,
