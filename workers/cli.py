@@ -48,7 +48,11 @@ def register(sub: Any) -> None:
         "--bots", required=True, help="stored bots (name or name@N), reference names, or .py files"
     )
     p.add_argument("--variant", default="classic")
-    p.add_argument("--format", default="round-robin", choices=["round-robin", "gauntlet"])
+    p.add_argument(
+        "--format",
+        default="round-robin",
+        help="round-robin (default), gauntlet, sampled or ladder; see docs/league.md#formats",
+    )
     p.add_argument("--table", type=int, default=4, help="seats per table")
     p.add_argument("--deals", type=int, default=2, help="duplicate deals per table")
     p.add_argument("--seed", type=int, default=1)
@@ -64,11 +68,15 @@ def register(sub: Any) -> None:
         type=int,
         metavar="N",
         help="adaptive: the budget, at most N deals in all (first round included), each played once per"
-        " seat rotation",
+        " seat rotation; ladder: its budget (default: until 'league stop')",
     )
+    from workers import formats_cli
+
+    formats_cli.add_create_arguments(p)
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_guard(cmd_create, lazy=True))
+    formats_cli.register(group, _guard)
 
     p = group.add_parser("run", help="play the league's remaining blocks (Celery if a broker is set)")
     p.add_argument("name")
@@ -251,11 +259,12 @@ def _migrate(engine: Any) -> None:
 
 
 def cmd_create(args: argparse.Namespace, store: _Store) -> int:
-    from workers import entrants
+    from workers import entrants, formats_cli
     from workers import league as leagues
 
     refs = [r.strip() for r in args.bots.split(",") if r.strip()]
-    stopping = _adaptive_stopping(args)
+    options = formats_cli.create_options(args)  # sampled and ladder: their options, checked
+    stopping = options.pop("stopping", None) or _adaptive_stopping(args)
     planned = leagues.prepare(  # every check first: a league that fails stores nothing, not even a store
         store.existing(),
         args.name,
@@ -267,6 +276,7 @@ def cmd_create(args: argparse.Namespace, store: _Store) -> int:
         seed=args.seed,
         fmt=args.format,
         stopping=stopping,
+        **options,
     )
     engine = store.writer()
     created = leagues.store(engine, planned)
@@ -285,6 +295,9 @@ def cmd_create(args: argparse.Namespace, store: _Store) -> int:
     }
     if stopping is not None:
         info["stopping"] = stopping
+    shown = formats_cli.format_status(engine, created)
+    if shown:
+        info[shown[0]] = shown[1]
     if args.json:
         print(json.dumps(info))
     else:
@@ -294,10 +307,14 @@ def cmd_create(args: argparse.Namespace, store: _Store) -> int:
             + (
                 f" in the first round; adaptive until {stopping['until_confident']:g} confident,"
                 f" at most {stopping['max_deals']} deals"
-                if stopping
+                if stopping and stopping["kind"] == "adaptive"
+                else " in the placement round"
+                if stopping and stopping["kind"] == "ladder"
                 else ""
             )
         )
+        if shown:
+            formats_cli.print_format_status(created, *shown)
     return 0
 
 
@@ -355,6 +372,7 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
             print(f"league {league.name}: no results stored yet")
             return 130
     status = repo.league_counts(engine, league.id)
+    league = repo.find_league(engine, league.name)  # a ladder takes entrants while it runs
     from workers import bottest
 
     if bottest.is_test(league):  # an SPRT test: its verdict, not a league table
@@ -445,6 +463,7 @@ def _grow(bar: Any) -> Any:
 
 
 def cmd_status(args: argparse.Namespace, engine: Any) -> int:
+    from workers import formats_cli
     from workers.store import repo
 
     league = repo.find_league(engine, args.name)
@@ -461,6 +480,7 @@ def cmd_status(args: argparse.Namespace, engine: Any) -> int:
     where = describe(engine)
     if args.json:
         extra = {"adaptive": rounds} if rounds else {"sprt": test} if test else {}
+        extra.update([shown] if (shown := formats_cli.format_status(engine, league)) else [])
         info = {"league": league.name, **status, "fault_reasons": reasons, **extra, "store": where}
         print(json.dumps(info))
         return 0
@@ -480,6 +500,8 @@ def cmd_status(args: argparse.Namespace, engine: Any) -> int:
         _print_rounds(league, rounds)
     if test:
         bottest.print_report(test)
+    if shown := formats_cli.format_status(engine, league):
+        formats_cli.print_format_status(league, *shown)
     return 0
 
 

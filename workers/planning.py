@@ -1,7 +1,9 @@
 """League planning, pure: which tables play, as duplicate blocks with seeds from the league seed.
 
 Round-robin plays every table of ``table_size`` entrants out of all of them; a gauntlet plays
-the challenger (entrant 0) at every table it can sit at with the rest of the field. Each table
+the challenger (entrant 0) at every table it can sit at with the rest of the field; a sampled
+league plays a balanced design in which every entrant sits at ``per_bot`` tables
+(:mod:`workers.formats`); a ladder is planned round by round (:mod:`workers.ladder`). Each table
 gets ``deals`` duplicate blocks: one seeded deal replayed once per seat rotation. The same
 league (entrants, format, sizes, seed) always plans the same blocks.
 """
@@ -13,15 +15,17 @@ import itertools
 from arena.tournament import Block, plan_round_robin
 from bot_sdk.stats import derive_seed
 
-FORMATS = ("round-robin", "gauntlet")
+FORMATS = ("round-robin", "gauntlet", "sampled", "ladder")
 
 
 class PlanError(ValueError):
     """A league that cannot be planned: too few entrants for the table, an unknown format."""
 
 
-def plan_league(fmt: str, entrants: int, table_size: int, deals: int, seed: int) -> list[Block]:
-    """The blocks of a league, numbered from 0."""
+def plan_league(
+    fmt: str, entrants: int, table_size: int, deals: int, seed: int, *, per_bot: int | None = None
+) -> list[Block]:
+    """The blocks of a league, numbered from 0 (``per_bot``: a sampled league's tables per entrant)."""
     if fmt not in FORMATS:
         raise PlanError(f"unknown league format {fmt!r} (known: {', '.join(FORMATS)})")
     if not 2 <= table_size <= entrants:
@@ -32,6 +36,14 @@ def plan_league(fmt: str, entrants: int, table_size: int, deals: int, seed: int)
         raise PlanError(f"deals must be at least 1, got {deals}")
     if fmt == "round-robin":
         return plan_round_robin(entrants, table_size, deals, seed)
+    if fmt == "sampled":
+        from workers.formats import plan_sampled, tables_per_bot
+
+        return plan_sampled(
+            entrants, table_size, tables_per_bot(entrants, table_size, per_bot, None), deals, seed
+        )
+    if fmt == "ladder":
+        raise PlanError("a ladder is planned round by round (workers.ladder), not all at once")
     blocks = []
     for table, field in enumerate(itertools.combinations(range(1, entrants), table_size - 1)):
         for deal in range(deals):

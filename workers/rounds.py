@@ -7,7 +7,9 @@ next round's blocks, numbered after the last planned one, or ``[]`` when the lea
 Each kind of rule is one module with a function of the same signature:
 
 - ``adaptive`` (``league create --until-confident C --max-deals N``): :mod:`workers.adaptive`;
-- ``sprt`` (``bot test``): :mod:`workers.sprt`.
+- ``sprt`` (``bot test``): :mod:`workers.sprt`;
+- ``ladder`` (``league create --format ladder``): :mod:`workers.ladder`, whose rounds also
+  depend on the entrants it has when the round is planned (``league add``).
 
 A rule must be a pure function of the league's definition (seed included), the results and the
 planned blocks: never of timing or of the order the results were stored in. Two runners that look
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from workers.ranking import Results
     from workers.store.repo import League
 
-RULES = {"adaptive": "workers.adaptive", "sprt": "workers.sprt"}
+RULES = {"adaptive": "workers.adaptive", "sprt": "workers.sprt", "ladder": "workers.ladder"}
 """Stopping-rule kind → the module whose ``next_blocks`` plans its rounds."""
 
 

@@ -376,6 +376,57 @@ def add_blocks(engine: Engine, league_id: int, planned: Iterable[tuple[int, int,
     )
 
 
+def add_entrants(engine: Engine, league_id: int, entrants: Sequence[BotVersion | NewVersion]) -> list[int]:
+    """Add entrants to a league that runs on (a ladder), in one transaction; returns their positions.
+
+    New versions (bot files, reference bots) are stored in the same transaction. Refuses with
+    :class:`ConflictError`, storing nothing, a finished or stopped league and a bot version that
+    is in the league already.
+    """
+    with engine.begin() as conn:
+        row = conn.execute(
+            select(leagues.c.name, leagues.c.finished_at, leagues.c.stopping)
+            .where(leagues.c.id == league_id)
+            .with_for_update()
+        ).first()
+        if row is None:
+            raise NotFoundError(f"no league with id {league_id}")
+        if row.finished_at is not None or (row.stopping or {}).get("stopped"):
+            raise ConflictError(f"league {row.name!r} is finished: it takes no new entrants")
+        have = {
+            int(r.bot_version_id): int(r.position)
+            for r in conn.execute(
+                select(league_entrants.c.bot_version_id, league_entrants.c.position).where(
+                    league_entrants.c.league_id == league_id
+                )
+            )
+        }
+        position = max(have.values(), default=-1) + 1
+        added = []
+        for entrant in entrants:
+            version = _add_version(conn, entrant)[0] if isinstance(entrant, NewVersion) else entrant
+            if version.id in have:
+                raise ConflictError(
+                    f"{version.bot}@{version.version} is in league {row.name!r} already"
+                    f" (entrant {have[version.id]}); submit a new version to enter it again"
+                )
+            conn.execute(
+                insert(league_entrants).values(
+                    league_id=league_id, position=position, bot_version_id=version.id
+                )
+            )
+            have[version.id] = position
+            added.append(position)
+            position += 1
+    return added
+
+
+def set_stopping(engine: Engine, league_id: int, stopping: Mapping[str, Any]) -> None:
+    """Replace a league's stopping rule (a ladder's settings: ``league stop`` sets ``stopped``)."""
+    with engine.begin() as conn:
+        conn.execute(update(leagues).where(leagues.c.id == league_id).values(stopping=dict(stopping)))
+
+
 def find_league(engine: Engine, name: str) -> League:
     """A league by name, with its entrants in position order."""
     with engine.connect() as conn:
