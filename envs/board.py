@@ -90,12 +90,14 @@ class BoardEncoding(Encoding):
             Part("revealed_others", t, 1, "this round's face-up tiles of the other seats"),
             Part("boxed", t, 1, "tiles left in the box"),
             Part("scores", n, 1, "scores / the track's largest absolute value, own seat first", low=-1),
-            Part("screen_sizes", n, 1, "tiles behind each screen / 24, own seat first"),
+            Part("screen_sizes", n, 1, "tiles behind each screen / 24 (at most 1), own seat first"),
             Part(
                 "luck", 2 * n, 1, "each seat's luck cards (5 Plus Points, Positive Oxen) / 99, own seat first"
             ),
-            Part("action_hands", n, 1, "action cards each seat holds / 10, own seat first"),
-            Part("action_cards", len(ActionCard), 1, "this seat's action cards of each kind / 10"),
+            Part("action_hands", n, 1, "action cards each seat holds / 10 (at most 1), own seat first"),
+            Part(
+                "action_cards", len(ActionCard), 1, "this seat's action cards of each kind / 10 (at most 1)"
+            ),
             Part("discard", len(ActionCard), 1, "played action cards of each kind / 99"),
             Part("attaching", t + r + 1, 1, "during luck or action: the tile, its row, its space / spaces"),
             Part("opening", t + r, 1, "during a row choice: the tile that opens it and the taken row"),
@@ -118,11 +120,16 @@ class BoardEncoding(Encoding):
             out["revealed_mine" if owner == seat else "revealed_others"][tile - 1] = 1
         out["boxed"][[x - 1 for x in view.boxed]] = 1
         out["scores"][:] = np.asarray(rotated(view.scores, seat), dtype=np.float32) / self.track
-        out["screen_sizes"][:] = np.asarray(rotated(view.screen_sizes, seat), dtype=np.float32) / 24
+        # Drawn tiles and action cards may pass the usual counts: the parts are clipped to their bound.
+        out["screen_sizes"][:] = np.minimum(
+            np.asarray(rotated(view.screen_sizes, seat), dtype=np.float32) / 24, 1
+        )
         luck = [count for hand in rotated(view.luck, seat) for count in hand]
         out["luck"][:] = np.asarray(luck, dtype=np.float32) / 99
         if view.hand_sizes:
-            out["action_hands"][:] = np.asarray(rotated(view.hand_sizes, seat), dtype=np.float32) / 10
+            out["action_hands"][:] = np.minimum(
+                np.asarray(rotated(view.hand_sizes, seat), dtype=np.float32) / 10, 1
+            )
         held = np.bincount(np.asarray(view.action_cards, dtype=int) - 1, minlength=len(ActionCard))
         out["action_cards"][:] = np.minimum(held / 10, 1)
         for card in view.discard:
