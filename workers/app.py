@@ -68,6 +68,15 @@ def make_app() -> Celery:
 app = make_app()
 
 
+@signals.celeryd_after_setup.connect
+def _consume_own_queue(sender: Any = None, instance: Any = None, **_: Any) -> None:
+    """Each worker also takes the blocks routed to it, where its bots are warm (workers.warm_routing)."""
+    from workers.warm_routing import worker_queue
+
+    if sender and instance is not None:
+        instance.app.amqp.queues.select_add(worker_queue(str(sender)))
+
+
 @signals.worker_ready.connect
 def _start_reconciling(sender: Any = None, **_: Any) -> None:
     from workers import reconcile

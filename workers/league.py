@@ -56,18 +56,13 @@ def prepare(
     seed: int = 1,
     fmt: str = "round-robin",
     stopping: Mapping[str, Any] | None = None,
-    per_bot: int | None = None,
-    tables: int | None = None,
 ) -> Planned:
     """Check and plan a league, storing nothing (``engine`` ``None``: there is no store yet).
 
     ``refs`` name the entrants (:mod:`workers.entrants`: stored bots, reference bots, files,
     ``NAME*N``); bot files are checked last, after everything cheaper. With an adaptive
     ``stopping`` rule (:mod:`workers.adaptive`) only the balanced first round is planned here
-    (``deals`` is then ignored); the run loops add the next rounds. A sampled league takes its
-    size as ``per_bot`` (tables per entrant) or ``tables`` (:mod:`workers.formats`); a ladder
-    (``fmt`` ``ladder``) its settings as ``stopping`` (:func:`workers.ladder.rule`, defaults if
-    ``None``) and plans its placement round here.
+    (``deals`` is then ignored); the run loops add the next rounds.
     """
     repo.check_name("league", name)
     canonical = find_variant(variant).name
@@ -77,20 +72,9 @@ def prepare(
         must_be_free(engine, name)
     found = entrants.find(engine, refs, canonical)
     count = len(found.entrants)
-    if fmt == "ladder":
-        from workers import ladder
-
-        stopping = (ladder.LadderRule.from_json(stopping) if stopping else ladder.rule()).to_json()
-        blocks = ladder.first_round(count, table_size, seed, ladder.LadderRule.from_json(stopping))
-        deals = 1
-    elif stopping is not None:
+    if stopping is not None:
         blocks = _first_round(stopping, fmt, count, table_size, seed)
         deals = 1
-    elif fmt == "sampled":
-        from workers.formats import tables_per_bot
-
-        per_bot = tables_per_bot(count, table_size, per_bot, tables)
-        blocks = plan_league(fmt, count, table_size, deals, seed, per_bot=per_bot)
     else:
         blocks = plan_league(fmt, count, table_size, deals, seed)
     entrants.check(found)  # the bot files, last: it is the slow part
@@ -196,20 +180,12 @@ def plan_next_round(engine: Engine, league: repo.League) -> int | None:
     """
     if not league.stopping:
         return 0
-    league = repo.league_by_id(engine, league.id)  # a ladder's entrants and settings change as it runs
     stored = repo.blocks_of(engine, league.id)
     if any(b.status != "done" for b in stored):
         return None
     planned = [Block(b.number, b.entrants, b.seed) for b in stored]
     new = rounds.next_blocks(league, repo.league_results(engine, league.id), planned)
-    try:
-        repo.add_blocks(engine, league.id, [(b.number, b.seed, b.entrants) for b in new])
-    except repo.ConflictError:
-        if league.format != "ladder":
-            raise
-        # Another runner stored this round for other entrants (a ``league add`` came in between
-        # the two reads): its round stands, the newcomer is the next round's.
-        return max(1, len(repo.claimable_blocks(engine, league.id)))
+    repo.add_blocks(engine, league.id, [(b.number, b.seed, b.entrants) for b in new])
     return len(new)
 
 

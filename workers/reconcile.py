@@ -77,10 +77,17 @@ def queued_block_ids(broker_url: str, queue: str = QUEUE, *, warn: bool = True) 
     import redis
     from kombu.transport.redis import PRIORITY_STEPS, Channel
 
+    from workers.warm_routing import queues
+
     try:
         client = redis.Redis.from_url(broker_url, socket_timeout=5, socket_connect_timeout=5)
         try:
-            keys = [queue, *(f"{queue}{Channel.sep}{step}" for step in PRIORITY_STEPS if step)]
+            # The shared queue and the own queue of each live worker (a dead worker's queue does
+            # not count: its blocks are sent again, to a live worker).
+            names = queues(broker_url) if queue == QUEUE else [queue]
+            keys = [
+                k for q in names for k in (q, *(f"{q}{Channel.sep}{step}" for step in PRIORITY_STEPS if step))
+            ]
             raw = [m for key in keys for m in client.lrange(key, 0, -1)]
             # kombu keeps each delivered, unacknowledged message as [message, exchange, routing key]
             held = [json.loads(v)[0] for v in client.hvals("unacked")]
@@ -247,6 +254,9 @@ class Reconciler:
         """One heartbeat and pass; errors (store or broker down) are logged and counted, not raised."""
         try:
             repo.heartbeat(self.engine, self.name, self.started_at)
+            from workers.warm_routing import keep_alive
+
+            keep_alive(self.name, broker_url=self.broker_url)
             report = reconcile(
                 self.engine,
                 self.send,
@@ -271,10 +281,19 @@ class Reconciler:
 
 
 def celery_send(block_id: int) -> None:
-    """Queue ``sixnimmt.play_block(block_id)`` on the app's broker."""
-    from workers.tasks import play_block
+    """Queue ``sixnimmt.play_block(block_id)`` on the app's broker, routed to the worker that holds
+    the block's bots warm if one does (:mod:`workers.warm_routing`), else to the shared queue."""
+    from workers import warm_routing
+    from workers.tasks import engine, play_block
 
-    play_block.apply_async((block_id,), retry=True, retry_policy={"max_retries": 3, "interval_start": 0.5})
+    try:
+        queue = warm_routing.queue_for(warm_routing.block_versions(engine(), block_id))
+    except Exception as exc:  # a preference only: any worker can play the block
+        log.debug("block %d: no warm route (%s)", block_id, exc)
+        queue = warm_routing.SHARED
+    play_block.apply_async(
+        (block_id,), queue=queue, retry=True, retry_policy={"max_retries": 3, "interval_start": 0.5}
+    )
 
 
 _current: Reconciler | None = None

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy.exc import OperationalError
 
 from arena.remote import RemoteError
-from workers import reconcile
+from workers import reconcile, warm, warm_routing
 from workers.app import app
 from workers.execute import BlockError, worker_name
 from workers.execute import play_block as play_block_now
@@ -42,7 +42,12 @@ def engine() -> Any:
 )
 def play_block(self: Any, block_id: int) -> str:
     """Play and store one block; a redelivered or duplicated task stores nothing twice."""
-    outcome = play_block_now(engine(), block_id, worker=f"{self.request.hostname or worker_name()}")
+    worker = f"{self.request.hostname or worker_name()}"
+    pool = warm.pool()
+    outcome = play_block_now(engine(), block_id, worker=worker, warm=pool)
+    if pool is not None and self.request.hostname:
+        # Where the next blocks of these bots should go (workers.warm_routing).
+        warm_routing.publish(self.request.hostname, {bot.version.sha256 for bot in pool.bots})
     if outcome.status == "leased elsewhere":
         # Being played under a live lease: look again once it would have run out. If its player
         # died (even an earlier run of this very task that could not record its failure), the

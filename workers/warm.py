@@ -27,6 +27,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
+import multiprocessing.util
 import os
 import shutil
 import subprocess
@@ -301,6 +302,8 @@ def pool(*, sandbox: bool = True) -> WarmPool | None:
             _POOL = WarmPool(sandbox=sandbox)
             _POOL_PID = os.getpid()
             atexit.register(_close_pool, _POOL)
+            # A multiprocessing child (the local pool's processes) skips atexit; its finalizers run.
+            multiprocessing.util.Finalize(_POOL, _close_pool, args=(_POOL,), exitpriority=10)
         return _POOL
 
 

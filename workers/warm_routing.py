@@ -1,0 +1,138 @@
+"""Routing blocks to the Celery worker that holds their bots warm, falling back to any worker.
+
+Each worker consumes the shared queue and a queue of its own, ``sixnimmt-blocks@<worker>``.
+After every block a worker's pool process writes which bot versions it now holds warm into a
+Redis set, ``sixnimmt-warm:<worker>``, that lives for ``SIXNIMMT_WARM_ROUTE_S`` seconds; the
+worker's main process (its reconciliation loop) keeps it alive while the worker runs. To send a
+block, :func:`queue_for` picks the live worker whose set holds the most of the block's bot
+versions, and the shared queue when none holds any. A worker that dies stops renewing its set:
+once the set is gone, new blocks go elsewhere, and the blocks waiting in its own queue are no
+longer counted as queued (:func:`queues`), so the reconciliation sends them again to a live one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from referee.settings import load as load_settings
+
+log = logging.getLogger(__name__)
+
+SHARED = "sixnimmt-blocks"
+"""The queue every worker consumes (``workers.app``'s default)."""
+KEY = "sixnimmt-warm:"
+"""Prefix of each worker's set of warm bot versions (SHA-256 of their artifacts)."""
+
+
+def worker_queue(worker: str) -> str:
+    """The queue only ``worker`` (its Celery node name, ``name@host``) consumes."""
+    return f"{SHARED}@{worker}"
+
+
+def _client(broker_url: str) -> Any | None:
+    if not broker_url.startswith(("redis://", "rediss://", "redis+socket://")):
+        return None
+    import redis
+
+    return redis.Redis.from_url(broker_url, socket_timeout=2, socket_connect_timeout=2)
+
+
+def publish(worker: str, versions: Iterable[str], *, broker_url: str | None = None) -> None:
+    """Say which bot versions ``worker`` holds warm now (after one of its blocks)."""
+    settings = load_settings()
+    client = _client(broker_url if broker_url is not None else settings.broker_url)
+    if client is None or not worker:
+        return
+    key = KEY + worker
+    try:
+        with client.pipeline() as pipe:
+            pipe.delete(key)
+            held = sorted(set(versions))
+            if held:
+                pipe.sadd(key, *held)
+                pipe.expire(key, max(1, settings.warm_route_s))
+            pipe.execute()
+    except Exception as exc:  # routing is a preference: a broker hiccup must not fail a block
+        log.debug("cannot publish the warm bots of %s: %s", worker, exc)
+    finally:
+        client.close()
+
+
+def keep_alive(worker: str, *, broker_url: str | None = None) -> None:
+    """Renew ``worker``'s set while the worker runs (its reconciliation loop calls this)."""
+    settings = load_settings()
+    client = _client(broker_url if broker_url is not None else settings.broker_url)
+    if client is None:
+        return
+    try:
+        client.expire(KEY + worker, max(1, settings.warm_route_s))
+    except Exception as exc:
+        log.debug("cannot renew the warm bots of %s: %s", worker, exc)
+    finally:
+        client.close()
+
+
+def live_workers(client: Any) -> dict[str, set[str]]:
+    """Worker → the bot versions it holds warm, for every worker whose set is alive."""
+    found: dict[str, set[str]] = {}
+    for key in client.scan_iter(match=KEY + "*", count=200):
+        name = key.decode() if isinstance(key, bytes) else str(key)
+        found[name[len(KEY) :]] = {
+            v.decode() if isinstance(v, bytes) else str(v) for v in client.smembers(key)
+        }
+    return found
+
+
+def queue_for(versions: Iterable[str], *, broker_url: str | None = None) -> str:
+    """The queue for a block of these bot versions: the live worker holding most of them warm."""
+    client = _client(broker_url if broker_url is not None else load_settings().broker_url)
+    if client is None:
+        return SHARED
+    wanted = set(versions)
+    try:
+        workers = live_workers(client)
+    except Exception as exc:
+        log.debug("cannot read the warm bots: %s", exc)
+        return SHARED
+    finally:
+        client.close()
+    best = max(sorted(workers), key=lambda w: len(workers[w] & wanted), default=None)
+    if best is None or not workers[best] & wanted:
+        return SHARED
+    return worker_queue(best)
+
+
+def queues(broker_url: str) -> list[str]:
+    """The queues a block's message may wait in: the shared one and each live worker's own."""
+    client = _client(broker_url)
+    if client is None:
+        return [SHARED]
+    try:
+        return [SHARED, *(worker_queue(w) for w in sorted(live_workers(client)))]
+    except Exception:
+        return [SHARED]
+    finally:
+        client.close()
+
+
+def block_versions(engine: Any, block_id: int) -> list[str]:
+    """The SHA-256 of each bot version that plays in the block (what a warm pool holds)."""
+    from sqlalchemy import select
+
+    from workers.store.schema import blocks, bot_versions, league_entrants
+
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(blocks.c.league_id, blocks.c.entrants).where(blocks.c.id == block_id)
+        ).first()
+        if row is None:
+            return []
+        positions = [int(p) for p in row.entrants]
+        query = (
+            select(league_entrants.c.position, bot_versions.c.sha256)
+            .join(bot_versions, bot_versions.c.id == league_entrants.c.bot_version_id)
+            .where(league_entrants.c.league_id == row.league_id, league_entrants.c.position.in_(positions))
+        )
+        return sorted({str(sha) for _, sha in conn.execute(query)})
