@@ -22,8 +22,9 @@ import mimetypes
 import sys
 import threading
 import webbrowser
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -89,13 +90,13 @@ def load_games(paths: Sequence[Path]) -> list[Game]:
     games = []
     for index, path in enumerate(transcript_files(paths)):
         transcript = _load_transcript(path)
-        _checked(path, lambda t=transcript: verify(t))  # type: ignore[misc]
-        replay = _checked(path, lambda t=transcript: of(t))  # type: ignore[misc]
+        _checked(path, partial(verify, transcript))
+        replay = _checked(path, partial(of, transcript))
         games.append(Game(index, path, replay, seat_names(transcript.meta, replay.players)))
     return games
 
 
-def seat_names(meta: dict[str, Any], players: int) -> tuple[str, ...]:
+def seat_names(meta: Mapping[str, Any], players: int) -> tuple[str, ...]:
     """The seats' names the runner wrote into the transcript's ``meta`` (``bot play``, ``play``),
     else ``seat 0``, ``seat 1``, …"""
     seats = meta.get("seats")
@@ -283,8 +284,7 @@ def cmd_view(args: Any, opener: Callable[[str], bool] = webbrowser.open) -> int:
         server = serve(Viewer(games), port=args.port)
     except OSError as exc:
         raise RulesError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
-    host, port = server.server_address[:2]
-    url = f"http://{host}:{port}/"
+    url = f"http://127.0.0.1:{server.server_port}/"
     start = url if len(games) > 1 else f"{url}games/0"
     if args.json:
         print(json.dumps({"url": url, "games": [g.summary(url.rstrip("/")) for g in games]}), flush=True)
