@@ -310,3 +310,52 @@ def test_commands_of_the_server_extra_say_which_extra_in_one_line(venv: Path, tm
         command = " ".join(args[:2] if args[0] == "bot" else args[:1])
         assert line.startswith(f"sixnimmt {command}: this command needs "), line
     assert not (tmp_path / "data" / "sixnimmt").exists()  # no store was made
+
+
+def test_the_replay_viewer_needs_the_view_extra_alone(venv: Path, tmp_path: Path) -> None:
+    """``sixnimmt view``: without Jinja2 one line naming the ``view`` extra; with it (and still
+    nothing of the ``server`` extra) the viewer serves a game ``play`` wrote. Runs last: it
+    installs the extra into the module's venv, which no other test here minds."""
+    import signal
+    import urllib.request
+
+    view_extra = "pip install 'sixnimmt-arena[view]'"
+    ok(
+        sixnimmt(
+            venv, tmp_path, "play", "--bots", "random,heuristic", "--games", "1", "--transcripts", "games"
+        )
+    )
+    game = str(tmp_path / "games" / "game-0000.json")
+    assert re.search(
+        rf"^    view\s+\(not installed: {re.escape(view_extra)}\)",
+        ok(sixnimmt(venv, tmp_path, "--help")),
+        re.M,
+    )
+    result = sixnimmt(venv, tmp_path, "view", game)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"sixnimmt view: this command needs jinja2, which is not installed: {view_extra}"
+    ]
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    installed = subprocess.run([*pip, "jinja2>=3.1"], capture_output=True, text=True, timeout=600)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    test_the_base_install_has_no_server_library(venv)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SIXNIMMT_", "PYTHON", "VIRTUAL_ENV"))}
+    viewer = subprocess.Popen(
+        [str(venv / "bin" / "sixnimmt"), "view", "--no-open", "--json", game],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    try:
+        assert viewer.stdout is not None
+        shown = json.loads(viewer.stdout.readline())
+        with urllib.request.urlopen(shown["games"][0]["url"] + "?step=1&seat=1", timeout=30) as response:
+            page = response.read().decode()
+        assert 'id="step">1<' in page and "hand hidden" in page
+        viewer.send_signal(signal.SIGINT)
+        _, err = viewer.communicate(timeout=30)
+    finally:
+        if viewer.poll() is None:
+            viewer.kill()
+            viewer.wait()
+    assert viewer.returncode == 0, err
+    assert "Traceback" not in err
