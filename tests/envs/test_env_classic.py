@@ -7,6 +7,7 @@ import random
 import numpy as np
 import pytest
 from envkit import check_game, random_episode, seat_returns, through_the_wire
+from gymnasium.utils.env_checker import check_env
 
 from envs.classic import classic_encoding, env
 from envs.single import SeatEnv
@@ -169,3 +170,35 @@ def test_an_unknown_opponent_names_the_reference_bots() -> None:
 
 def test_config_defaults_match_the_engine() -> None:
     assert classic_encoding().config == ClassicConfig()
+
+
+@pytest.mark.parametrize("variant", ["classic", "6nimmt", "junior-experts", "brettspiel", "anniversary"])
+def test_every_game_is_made_by_name_and_registered_with_gymnasium(variant: str) -> None:
+    import gymnasium
+
+    from envs import GAMES, make_env
+    from referee.rules.registry import find_variant
+
+    name = find_variant(variant).name
+    assert make_env(variant).variant.name == name
+    seat = gymnasium.make(f"sixnimmt/{name}-v0", opponents="random", seat=1)
+    check_env(seat.unwrapped)
+    _, info = seat.reset(seed=0)
+    assert info["action_mask"].any()
+    assert set(GAMES) == {
+        "classic",
+        "junior-basic",
+        "junior-advanced",
+        "junior-experts",
+        "board",
+        "anniversary",
+    }
+
+
+def test_an_unknown_game_is_refused_in_one_line_naming_the_games() -> None:
+    from envs import make_env
+    from referee.rules.errors import UnknownVariantError
+
+    with pytest.raises(UnknownVariantError) as error:
+        make_env("chess")
+    assert "classic" in str(error.value) and "\n" not in str(error.value)
