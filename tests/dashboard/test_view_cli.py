@@ -178,6 +178,7 @@ def test_it_serves_prints_json_opens_a_browser_and_stops_on_ctrl_c(game_file: Pa
             page = response.read().decode()
             assert "script-src 'self'" in response.headers["content-security-policy"]
         assert 'id="step">2<' in page and 'aria-current="page">seat 1:' in page
+        assert '<a id="prev-game" href="/games/0">' in page and "next-game" not in page
         with urllib.request.urlopen(f"{url}api/games/0/transcript", timeout=10) as response:
             assert json.loads(response.read())["steps"] == transcript["steps"]
         _wait_for(lambda: opened.exists(), "the browser to be opened")
