@@ -229,10 +229,14 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         request_iterator: AsyncIterator[referee_pb2.BotMessage],
         context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[referee_pb2.RefereeMessage]:
-        if hello.protocol not in (0, wire.PROTOCOL_VERSION):
+        if hello.protocol != wire.PROTOCOL_VERSION:
+            # 0 is proto3's unset: a bot that names no version is refused like any other, so that
+            # no client is pinned by accident to whatever version a referee speaks.
+            said = "0 (not set)" if hello.protocol == 0 else str(hello.protocol)
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
-                f"protocol {hello.protocol} not supported (this referee speaks {wire.PROTOCOL_VERSION})",
+                f"Hello.protocol {said} is not supported: this referee speaks protocol"
+                f" {wire.PROTOCOL_VERSION}; set Hello.protocol = {wire.PROTOCOL_VERSION}",
             )
         try:
             link = self.state.link(hello.token)
