@@ -14,6 +14,7 @@ sees a card chosen before theirs.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -132,7 +133,7 @@ class GameEnv(AECEnv):  # type: ignore[misc]
 
     # The libraries declare metadata an instance attribute (a ClassVar would not type-check).
     metadata: dict[str, Any] = {  # noqa: RUF012
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human"],
         "name": "sixnimmt_v0",
         "is_parallelizable": False,
     }
@@ -263,10 +264,14 @@ class GameEnv(AECEnv):  # type: ignore[misc]
         return self.game.transcript({"seats": list(self.possible_agents), "source": "envs"})
 
     def render(self) -> str | None:
-        """The selected agent's view as text (``render_mode="ansi"``)."""
+        """The selected agent's view as JSON text: returned (``"ansi"``) or printed (``"human"``)."""
         if self.render_mode is None or self.game is None:
             return None
-        return str(self.view(self.agent_selection).to_json())
+        text = json.dumps(self.view(self.agent_selection).to_json())
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass

@@ -32,7 +32,7 @@ class SeatEnv(gym.Env):
     observation's mask, as masked-policy libraries look for it there.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 (an instance attribute of gym.Env)
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012 (an instance attribute of gym.Env)
 
     def __init__(
         self,

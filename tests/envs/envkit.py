@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 from envs.core import GameEnv
 from envs.single import SeatEnv
@@ -52,9 +52,21 @@ def random_episode(env: GameEnv, seed: int, rng: random.Random, *, wire: bool = 
     return seen
 
 
+def env_maker(env: GameEnv) -> Any:
+    """A function that makes fresh copies of ``env`` (same game and config), as PettingZoo's tests want."""
+
+    def make(render_mode: str | None = None) -> GameEnv:
+        return GameEnv(type(env.encoding)(type(env.variant)(env.variant.config)), render_mode=render_mode)
+
+    return make
+
+
 def check_game(env: GameEnv, seat_env: SeatEnv, *, games: int = 3, cycles: int = 300) -> None:
     """The whole check of one game's environments."""
     api_test(env, num_cycles=cycles)
+    make = env_maker(env)
+    seed_test(make, num_cycles=cycles)
+    render_test(make)
     check_env(seat_env, skip_render_check=True)
     for seed in range(games):
         first = random_episode(env, seed, random.Random(seed), wire=seed == 0)

@@ -153,7 +153,7 @@ def test_the_seat_env_plays_its_seat_against_the_named_bots() -> None:
         (lambda: env(colour="red"), "unknown ClassicConfig option"),
         (lambda: SeatEnv(env(), "random,random"), "3 opponents for a 4-player game, got 2"),
         (lambda: SeatEnv(env(), "random", seat=4), "seats 0 … 3"),
-        (lambda: env(render_mode="human"), "render_mode"),
+        (lambda: env(render_mode="rgb_array"), "render_mode"),
     ],
 )
 def test_bad_settings_fail_with_one_clear_line(make, message: str) -> None:  # type: ignore[no-untyped-def]
