@@ -131,7 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     bot = sub.add_parser("bot", help="play, check and run bots as processes under a referee")
     BOT_COMMANDS = bot.add_subparsers(title="bot commands", metavar="COMMAND")
     p = BOT_COMMANDS.add_parser("run", help="run one bot process (reads SIXNIMMT_REFEREE and SIXNIMMT_TOKEN)")
-    p.add_argument("bot")
+    p.add_argument("bot", nargs="?", help="mybot.py[:Class], a reference name, or a bot.toml's directory")
+    p.add_argument("--cmd", metavar="COMMAND", help="a bot in any language: its command line, instead of BOT")
     p.add_argument("--variant", default="classic")
     p.add_argument("--referee")
     p.add_argument("--token")
@@ -452,8 +453,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run one bot process."""
+    from bot_sdk import command
     from bot_sdk.run import main as run_main
 
+    if (args.bot is None) == (args.cmd is None):
+        raise BotLoadError("name the bot once: BOT (mybot.py, a reference name, a directory) or --cmd CMD")
+    spec = args.bot if args.cmd is None else command.command_spec(args.cmd)
+    program = command.preload(spec)
+    if program is not None:
+        return command.run(program, referee=args.referee, token=args.token)
     argv = [args.bot, "--variant", args.variant]
     if args.referee:
         argv += ["--referee", args.referee]

@@ -259,3 +259,21 @@ def test_a_command_bot_packs_with_bot_toml_as_its_entry_point_and_without_node_m
     bot = parse(bot_spec(tmp_path / "unpacked", artifact.entry_point))
     assert bot is not None and bot.argv == ("node", "main.js")
     assert bot.directory == os.path.realpath(tmp_path / "unpacked") and bot.label == "unpacked"
+
+
+@pytest.mark.slow
+def test_bot_run_runs_a_command_bot_against_a_referee_of_ones_own(node_bot: Path) -> None:
+    from arena.remote import MatchPlan
+
+    with local_referee() as client:
+        for bot in (["--cmd", "node examples/node_bot/dist/bot.js"], [str(node_bot)]):
+            (match_id,), tokens = client.create_matches(
+                "classic", {"players": 2, "hands": 1}, [MatchPlan(("node", "r"), 5)]
+            )
+            address = client.address
+            other = spawn_bot("random", referee=address, token=tokens["r"], variant="classic", name="r")
+            ran = sixnimmt(PROJECT, "bot", "run", *bot, "--referee", address, "--token", tokens["node"])
+            assert ran.returncode == 0, ran.stderr
+            assert "node_bot: 1 games" in ran.stderr and other.wait(30) == 0
+            match = client.result(match_id)
+            assert match.status == "finished" and [s.faults for s in match.seats] == [{}, {}]
