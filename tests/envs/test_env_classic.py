@@ -202,3 +202,17 @@ def test_an_unknown_game_is_refused_in_one_line_naming_the_games() -> None:
     with pytest.raises(UnknownVariantError) as error:
         make_env("chess")
     assert "classic" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_saved_episode_is_a_transcript_sixnimmt_verify_accepts(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from testkit import sixnimmt
+
+    game = env(players=3, hands=2, target=None)
+    random_episode(game, 11, random.Random(11))
+    path = tmp_path / "episode.json"
+    path.write_text(json.dumps(game.transcript().to_json()))
+    result = sixnimmt(tmp_path, "verify", str(path))
+    assert result.returncode == 0 and result.stdout.startswith("ok: sha256:"), result.stderr
+    assert f"scores {list(game.game.outcome().scores)}" in result.stdout
