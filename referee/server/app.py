@@ -16,7 +16,7 @@ from grpc_reflection.v1alpha import reflection
 from referee.server import metrics
 from referee.server.service import RefereeService
 from referee.server.state import RefereeState
-from referee.settings import Settings
+from referee.settings import Settings, tune_gc
 from sixnimmt.v1 import referee_pb2, referee_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,9 @@ async def start_referee(address: str, settings: Settings, admin_token: str = "")
             ("grpc.so_reuseport", 0),
         ]
     )
-    state = RefereeState(keep_results=settings.keep_results)
+    state = RefereeState(
+        keep_results=settings.keep_results, keep_results_bytes=settings.keep_results_mb << 20
+    )
     referee_pb2_grpc.add_RefereeServicer_to_server(RefereeService(state, settings, token), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -96,6 +98,7 @@ async def serve(
     ``admin_token_file`` (created readable by this user only) receives.
     """
     running = await start_referee(address, settings)
+    tune_gc(settings)  # the referee is up: what it built so far lives as long as it does
     log.info("referee listening on %s", running.address)
     stop_metrics = metrics.start_exporter(
         settings.referee_metrics_port, address=metrics_host(address, settings)

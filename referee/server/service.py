@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import wraps
@@ -20,8 +19,8 @@ from referee.faults import FaultKind, bounded
 from referee.rules.errors import RulesError
 from referee.server import metrics
 from referee.server.connection import Connection
+from referee.server.results import finished_events
 from referee.server.state import (
-    MatchEntry,
     MatchRequest,
     RefereeState,
     UnknownMatchError,
@@ -142,20 +141,28 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
     async def GetResult(
         self, request: referee_pb2.GetResultRequest, context: grpc.aio.ServicerContext
     ) -> game_pb2.MatchResult:
-        entry = self.state.match(request.match_id)
-        if request.wait:
+        entry = self.state.matches.get(request.match_id)
+        if entry is not None and request.wait:
             await entry.done.wait()
-        return result_to_wire(request.match_id, entry)
+        return self.state.result(request.match_id)
 
     async def WatchMatch(
         self, request: referee_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[game_pb2.MatchEvent]:
         if not self.is_admin(context):
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, ADMIN_ONLY)
-        try:
-            entry = self.state.match(request.match_id)
-        except UnknownMatchError as exc:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+        entry = self.state.matches.get(request.match_id)
+        if entry is None:  # over: its events replayed from its kept transcript
+            try:
+                result = self.state.result(request.match_id)
+            except UnknownMatchError as exc:
+                await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+            for step, events in finished_events(result):
+                holder = referee_pb2.Update()
+                wire.events_to_wire(result.variant, request.match_id, step, events, holder.events)
+                for event in holder.events:
+                    yield event
+            return
         driver = entry.driver
         queue: asyncio.Queue[tuple[int, Any] | None] = asyncio.Queue()
         for item in driver.history:
@@ -365,32 +372,3 @@ def reader_fault(reader: asyncio.Task[tuple[FaultKind, str] | None]) -> tuple[Fa
     if reader.done() and not reader.cancelled() and reader.exception() is None:
         return reader.result()
     return None
-
-
-def result_to_wire(match_id: str, entry: MatchEntry) -> game_pb2.MatchResult:
-    """A match's result as the admin API returns it."""
-    result = game_pb2.MatchResult(match_id=match_id, variant=entry.driver.variant.name)
-    result.status = wire.STATUS_TO_WIRE[entry.status]  # type: ignore[assignment]
-    result.error = entry.error
-    report = entry.driver.report
-    if report is None:
-        return result
-    outcome = report.outcome
-    result.termination = outcome.termination.value
-    for seat, stats in enumerate(report.seats):
-        wire.seat_result_to_wire(
-            seat,
-            stats.entrant,
-            outcome.scores[seat],
-            outcome.ranks[seat],
-            stats.faults,
-            reasons=stats.reasons,
-            defaulted=stats.defaulted,
-            decisions=stats.decisions,
-            forfeited=stats.forfeited,
-            think_ms=round(stats.think_seconds * 1000),
-            out=result.seats.add(),
-        )
-    result.digest = report.transcript.digest()
-    result.transcript_json = json.dumps(report.transcript.to_json(), sort_keys=True)
-    return result

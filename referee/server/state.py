@@ -7,7 +7,6 @@ import json
 import os
 import secrets
 import uuid
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +16,9 @@ from referee.rules.core import Variant
 from referee.rules.errors import ConfigError, RulesError
 from referee.rules.registry import make_variant
 from referee.server import metrics
+from referee.server.results import FinishedResults, result_to_wire
 from referee.wire import codec
+from sixnimmt.v1 import game_pb2
 
 
 class UnknownMatchError(LookupError):
@@ -97,10 +98,11 @@ def validate(requests: Sequence[MatchRequest]) -> list[Variant[Any, Any]]:
 class RefereeState:
     """All matches and links of one referee process."""
 
-    def __init__(self, *, keep_results: int = 10_000) -> None:
+    def __init__(self, *, keep_results: int = 10_000, keep_results_bytes: int = 256 << 20) -> None:
         self.matches: dict[str, MatchEntry] = {}
-        self.finished: deque[str] = deque()
-        """Finished match ids, oldest first: the ones dropped past ``keep_results``."""
+        """The matches being played (a finished one's driver is dropped: see :attr:`results`)."""
+        self.results = FinishedResults(keep_results, keep_results_bytes)
+        """Finished matches' results, serialized, the latest within the bounds."""
         self.links: dict[str, EntrantLink | StandingLink] = {}
         """Token → the link a bot connects to: a set of matches' entrant, or a standing one."""
         self.keep_results = keep_results
@@ -204,10 +206,9 @@ class RefereeState:
             self._forget_finished(match_id, entry)
 
     def _forget_finished(self, match_id: str, entry: MatchEntry) -> None:
-        # Constant work per match: the oldest results beyond the limit, and this match's links.
-        self.finished.append(match_id)
-        while len(self.finished) > self.keep_results:
-            self.matches.pop(self.finished.popleft(), None)
+        # Constant work per match: its result kept compact, its driver dropped, its links released.
+        self.results.add(match_id, result_to_wire(match_id, entry))
+        self.matches.pop(match_id, None)
         for link in dict.fromkeys(entry.driver.links):
             self.release(link)
 
@@ -229,11 +230,21 @@ class RefereeState:
             self.links.pop(link.token, None)
 
     def match(self, match_id: str) -> MatchEntry:
-        """The match with that id."""
+        """The match with that id, while it is played."""
         try:
             return self.matches[match_id]
         except KeyError:
-            raise UnknownMatchError(f"no match {match_id!r}") from None
+            raise UnknownMatchError(self.results.missing(match_id)) from None
+
+    def result(self, match_id: str) -> game_pb2.MatchResult:
+        """A match's result: as far as it went while it is played, its kept result once over."""
+        entry = self.matches.get(match_id)
+        if entry is not None and not entry.done.is_set():
+            return result_to_wire(match_id, entry)
+        result = self.results.get(match_id)
+        if result is None:
+            raise UnknownMatchError(self.results.missing(match_id))
+        return result
 
     def link(self, token: str) -> EntrantLink | StandingLink:
         """The link a token names (a standing one while it is open)."""

@@ -1,0 +1,131 @@
+"""Finished results are kept compact (serialized, no driver) and bounded by count and bytes.
+
+Memory stays flat over thousands of matches; a dropped match's GetResult answers NOT_FOUND saying
+it may have been dropped; a kept one's result and events (replayed from its transcript) are whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import tracemalloc
+
+import grpc
+import pytest
+from refkit import ONE_HAND, Processes, transcript_of
+
+from arena.remote import MatchPlan, RemoteError, local_referee
+from referee import wire
+from referee.driver import FaultPolicy, TimeControl
+from referee.rules.transcript import replay_states
+from referee.server.results import FinishedResults
+from referee.server.state import MatchRequest, RefereeState, UnknownMatchError
+from sixnimmt.v1 import game_pb2, referee_pb2
+
+TINY = {"players": 2, "hands": 1, "hand_size": 2, "target": None}
+
+
+async def _play(state: RefereeState, count: int, start: int) -> list[str]:
+    """``count`` matches whose bots never connect: every decision defaulted, at once."""
+    requests = [MatchRequest("classic", TINY, seed, ("a", "b")) for seed in range(start, start + count)]
+    ids, _ = await state.create(requests, TimeControl(connect_ms=0), FaultPolicy())
+    while state.matches:
+        await asyncio.sleep(0.01)
+    return ids
+
+
+def test_results_stay_bounded_and_memory_flat_over_many_matches(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every seat's no-show is a fault, logged; pytest keeps log records, which is not the referee.
+    monkeypatch.setattr(logging.getLogger("referee.faults"), "disabled", True)
+
+    async def main() -> None:
+        state = RefereeState(keep_results=100, keep_results_bytes=1 << 30)
+        await _play(state, 300, 0)  # warm up: the kept results are at their bound from here on
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        await _play(state, 1500, 300)
+        gc.collect()
+        first = tracemalloc.get_traced_memory()[0] - before
+        ids = await _play(state, 1500, 1800)
+        gc.collect()
+        second = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        objects = len(gc.get_objects())
+        ids = await _play(state, 500, 3300)
+        gc.collect()
+        assert second - first < 200 << 10, (first, second)  # 1500 more matches: flat
+        assert first < 1 << 20  # what replaced the warm-up's kept results (100 of ~1 kB)
+        assert len(state.results) == 100 and not state.matches and not state.links
+        assert len(gc.get_objects()) - objects < 500  # nothing per match left for the collector
+        assert state.results.bytes < 100 * 2000  # a kept result is its bytes, ~1 kB here
+        kept = state.result(ids[-1])
+        assert kept.status == game_pb2.MATCH_STATUS_FINISHED and kept.digest.startswith("sha256:")
+        with pytest.raises(UnknownMatchError, match="dropped"):
+            state.result(ids[0])
+
+    asyncio.run(main())
+
+
+def test_a_kept_result_is_compact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under the default bound (10,000), a finished match costs its serialized result, ~1 kB here:
+    not its driver, states, links and history (tens of kB each before)."""
+    monkeypatch.setattr(logging.getLogger("referee.faults"), "disabled", True)
+
+    async def main() -> None:
+        state = RefereeState()
+        await _play(state, 50, 0)
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        await _play(state, 1000, 50)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        assert len(state.results) == 1050
+        assert grown / 1000 < 2 * state.results.bytes / len(state.results), grown
+
+    asyncio.run(main())
+
+
+def test_results_are_bounded_by_bytes_too() -> None:
+    results = FinishedResults(keep=1000, max_bytes=10_000)
+    for number in range(100):
+        results.add(f"m{number}", game_pb2.MatchResult(match_id=f"m{number}", transcript_json="x" * 900))
+    assert results.bytes <= 10_000 and 5 <= len(results) <= 11
+    assert results.get("m99") is not None and results.get("m0") is None
+    assert results.dropped == 100 - len(results)
+    assert "keeps the latest 1000 results within 0 MiB; " in results.missing("m0")
+
+
+def test_an_evicted_match_answers_not_found_and_a_kept_one_its_result_and_events() -> None:
+    with local_referee(env={"SIXNIMMT_KEEP_RESULTS": "4"}) as client:
+        bots = Processes(client)
+        try:
+            plans = [MatchPlan(("a", "b", "c", "d"), seed) for seed in range(8)]
+            ids, tokens = client.create_matches("classic", ONE_HAND, plans)
+            for name, token in tokens.items():
+                bots.sdk(name, "random", token)
+            for name in tokens:
+                assert bots.wait(name) == 0
+        finally:
+            bots.close()
+        kept, dropped = [], []
+        for match_id in ids:  # matches end in any order: the 4 that ended last are kept
+            try:
+                kept.append(client.result(match_id, timeout=30))
+            except RemoteError as exc:
+                assert "NOT_FOUND" in str(exc) and "or finished and its result dropped" in str(exc)
+                dropped.append(match_id)
+        assert len(kept) == 4 and len(dropped) == 4
+        assert all(m.status == "finished" and not any(s.faults for s in m.seats) for m in kept)
+        # WatchMatch of a finished match: its events, replayed from the kept transcript.
+        request = referee_pb2.WatchMatchRequest(match_id=kept[-1].match_id)
+        watched = [wire.event_from_wire(e) for e in client.stub.WatchMatch(request, metadata=client.metadata)]
+        _, _, events = replay_states(transcript_of(kept[-1]))
+        assert watched == [event for step in events for event in step]
+        with pytest.raises(grpc.RpcError) as failed:
+            request = referee_pb2.WatchMatchRequest(match_id=dropped[0])
+            list(client.stub.WatchMatch(request, metadata=client.metadata))
+        assert failed.value.code() is grpc.StatusCode.NOT_FOUND
