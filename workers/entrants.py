@@ -15,8 +15,6 @@ exists yet: then only reference bots and files can be named).
   point; a bare ``cmd:COMMAND`` is refused, since a league stores its entrants' files.
 - ``remote:NAME``: the bot account NAME (docs/remote.md), stored as ``remote/NAME``; its bot
   plays from its author's machine over ``sixnimmt bot connect``.
-- ``remote:NAME``: the bot account NAME (docs/remote.md), stored as ``remote/NAME``; its bot
-  plays from its author's machine over ``sixnimmt bot connect``.
 - ``ENTRANT*N``: the same entrant N times on purpose (each entry labelled apart in the standings,
   ``…#1``, ``…#2``). Naming one bot twice otherwise is taken for a slip and refused.
 """
@@ -34,7 +32,6 @@ from bot_sdk.command import BOT_TOML, manifest_of
 from bot_sdk.command import PREFIX as COMMAND_PREFIX
 from referee.rules.errors import UnknownVariantError
 from referee.rules.registry import find_variant
-from workers import accounts
 from workers import accounts
 from workers.artifacts import SubmissionError, SubmissionLimits, pack
 from workers.store import repo
@@ -160,8 +157,6 @@ def check(found: Found, *, games: int = 8, sandbox: bool = True) -> None:
 
 def _find(engine: Engine | None, ref: str, variant: str, what: str) -> Entrant:
     """One entrant, looked up or packed (bot files are not checked yet)."""
-    if accounts.is_remote_ref(ref):  # ``remote:NAME``: a bot account, playing from its author's machine
-        return accounts.remote_entrant(engine, ref, variant)
     if accounts.is_remote_ref(ref):  # ``remote:NAME``: a bot account, playing from its author's machine
         return accounts.remote_entrant(engine, ref, variant)
     if ref.startswith(COMMAND_PREFIX):
