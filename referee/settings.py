@@ -7,6 +7,7 @@ what it needs; ``sixnimmt settings`` prints them all with their current values.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,6 +46,18 @@ class Settings:
     )
     max_streams: int = _setting(1024, "bot streams the referee serves at once; more get RESOURCE_EXHAUSTED")
     keep_results: int = _setting(10_000, "finished matches the referee keeps for GetResult and WatchMatch")
+    keep_results_mb: int = _setting(
+        256, "megabytes of finished results (kept serialized) the referee keeps; the oldest go first"
+    )
+    gc_threshold: int = _setting(
+        50_000,
+        "the referee's and a bot process's first garbage-collector threshold, with their start-up"
+        " objects frozen out of collections (gc.freeze); 0: Python's defaults",
+    )
+    bot_events: str = _setting(
+        "auto",
+        "public events a bot process asks for: auto (when its class overrides on_events), all, none",
+    )
     referee_metrics_port: int = _setting(
         9464, "port of `sixnimmt referee serve`'s Prometheus /metrics endpoint (0: no endpoint)"
     )
@@ -126,7 +139,25 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         )
     if settings.reconcile_s < 1:
         raise SettingsError("SIXNIMMT_RECONCILE_S must be at least 1")
+    if settings.bot_events not in ("auto", "all", "none"):
+        raise SettingsError(f"SIXNIMMT_BOT_EVENTS must be auto, all or none, got {settings.bot_events!r}")
     return settings
+
+
+def tune_gc(settings: Settings) -> None:
+    """Tune the garbage collector of a long-running process once its start-up is done.
+
+    What was imported and built so far lives as long as the process: ``gc.freeze()`` moves it out
+    of every later collection, and a higher first threshold makes the young collections, which a
+    referee or bot triggers by the thousand per second, rarer (measured in docs/bench.md). With
+    ``SIXNIMMT_GC_THRESHOLD=0`` Python's defaults stay.
+    """
+    if settings.gc_threshold <= 0:
+        return
+    gc.collect()
+    gc.freeze()
+    _, second, third = gc.get_threshold()
+    gc.set_threshold(settings.gc_threshold, second, third)
 
 
 def default_database_url(environ: Mapping[str, str] | None = None) -> str:
