@@ -69,6 +69,7 @@ class ClassicEncoding(Encoding):
             ),
             Part("phase", 2, 1, "one-hot: a card to play, a row to take"),
             Part("turn", 1, 1, "turns played this hand / hand_size"),
+            Part("hand_no", 1, 1, "this hand's number / hands (without a number of hands: / 100, at most 1)"),
         )
 
     def fill(self, view: ClassicView, out: dict[str, np.ndarray]) -> None:
@@ -88,6 +89,7 @@ class ClassicEncoding(Encoding):
         out["hand_heads"][:] = np.asarray(rotated(heads, view.seat), dtype=np.float32) / _MAX_HEADS
         out["phase"][1 if view.phase == "row" else 0] = 1
         out["turn"][0] = view.turn / cfg.hand_size
+        out["hand_no"][0] = min(view.hand_no / (cfg.hands or 100), 1)
 
     def index(self, decision: Decision, option: Action, position: int) -> int:
         assert isinstance(option, int)
