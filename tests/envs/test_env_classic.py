@@ -216,3 +216,16 @@ def test_a_saved_episode_is_a_transcript_sixnimmt_verify_accepts(tmp_path) -> No
     result = sixnimmt(tmp_path, "verify", str(path))
     assert result.returncode == 0 and result.stdout.startswith("ok: sha256:"), result.stderr
     assert f"scores {list(game.game.outcome().scores)}" in result.stdout
+
+
+def test_the_seat_env_takes_bot_classes_and_flags_an_illegal_index() -> None:
+    from games.classic.bots import HeuristicBot, LowestBot
+
+    seat = SeatEnv(env(hands=1, target=None), [HeuristicBot, LowestBot, HeuristicBot])
+    assert [type(f()) for f in seat.factories] == [HeuristicBot, LowestBot, HeuristicBot]
+    _, info = seat.reset(seed=8)
+    hand = seat.game.view(0).hand
+    illegal = next(i for i in range(104) if not info["action_mask"][i])
+    _, _, _, _, info = seat.step(illegal)
+    assert info["illegal_action"] is True
+    assert dict(seat.game.transcript().steps[1])[0] == min(hand)  # the default action: the lowest card
