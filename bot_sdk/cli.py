@@ -137,6 +137,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--referee")
     p.add_argument("--token")
     p.set_defaults(func=cmd_run)
+    p = BOT_COMMANDS.add_parser(
+        "connect", help="keep a bot connected to a server from this machine, with a bot account's API key"
+    )
+    p.add_argument("bot", help="mybot.py[:Class] or a reference name")
+    p.add_argument("--server", required=True, metavar="HOST:PORT", help="the server's referee address")
+    p.add_argument("--key", help="the account's API key (default: $SIXNIMMT_API_KEY)")
+    p.add_argument("--variant", default="classic", help="the game a reference name is of")
+    p.add_argument("--tls", action="store_true", help="TLS, checked against the system's CA certificates")
+    p.add_argument("--tls-ca", type=Path, metavar="FILE", help="TLS, checked against this CA certificate")
+    p.add_argument(
+        "--retries", type=int, metavar="N", help="failed connections in a row, then give up (default: never)"
+    )
+    p.add_argument("--name", help="name sent in Hello (default: the bot's)")
+    json_flag(p)
+    p.set_defaults(func=cmd_connect)
 
     for entry in entry_points(group="sixnimmt.commands"):
         try:
@@ -468,6 +483,32 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.token:
         argv += ["--token", args.token]
     return run_main(argv)
+
+
+def cmd_connect(args: argparse.Namespace) -> int:
+    """Keep a bot connected to a server (docs/remote.md)."""
+    from bot_sdk.connect import ConnectError, connect
+
+    settings = settings_module.load()
+    cls = load_bot(args.bot, args.variant)
+    try:
+        summary = connect(
+            cls,
+            server=args.server,
+            key=args.key or settings.api_key,
+            name=args.name or spec_label(args.bot),
+            tls=args.tls,
+            tls_ca=args.tls_ca,
+            retries=args.retries,
+        )
+    except ConnectError as exc:
+        print(f"sixnimmt: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(summary.to_json()))
+    else:
+        print(f"{summary.games} games over {summary.connections} connections; {summary.errors} errors")
+    return 0
 
 
 if __name__ == "__main__":

@@ -28,6 +28,17 @@ class Settings:
 
     referee: str = _setting("", "address of the referee a bot connects to (host:port or unix:/path)")
     token: str = _setting("", "the entrant token a bot presents in its Hello")
+    api_key: str = _setting("", "a bot account's API key, which `sixnimmt bot connect` presents")
+    remote_referee: str = _setting(
+        "",
+        "admin address (unix:/path) of the referee remote bots connect to; the league plays blocks with"
+        " remote entrants there and hands it the API keys' hashes",
+    )
+    remote_wait_s: int = _setting(
+        600, "seconds a block waits for its remote bots to be online (and have room) before it is played"
+    )
+    referee_tls_cert: str = _setting("", "PEM certificate (chain) for `referee serve`'s TLS; empty: none")
+    referee_tls_key: str = _setting("", "PEM private key of that certificate")
     referee_listen: str = _setting("127.0.0.1:50051", "address `sixnimmt referee serve` listens on")
     decision_ms: int = _setting(2000, "time a bot has for one decision before its time bank is used")
     bank_ms: int = _setting(10_000, "time bank per seat and match, used up by late answers")

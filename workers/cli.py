@@ -36,7 +36,7 @@ def register(sub: Any) -> None:
     if missing:
         for name in ("league", "worker"):
             sdk_cli.stand_in(sub, name, missing)
-        for name in ("submit", "list", "test"):
+        for name in ("submit", "list", "test", "account", "key"):
             sdk_cli.stand_in(sdk_cli.BOT_COMMANDS, name, missing)
         return
     league = sub.add_parser("league", help="leagues in the store: create, run, status, standings")
@@ -147,6 +147,9 @@ def register(sub: Any) -> None:
     from workers import bottest
 
     bottest.register(bots, _guard)
+    from workers import accounts_cli
+
+    accounts_cli.register(bots, _guard)
 
 
 class _Store:
@@ -478,16 +481,22 @@ def cmd_status(args: argparse.Namespace, engine: Any) -> int:
     from workers.store.engine import describe
 
     where = describe(engine)
+    from workers.accounts import waiting_blocks
+
+    waiting = waiting_blocks(engine, league.id)
     if args.json:
         extra = {"adaptive": rounds} if rounds else {"sprt": test} if test else {}
         extra.update([shown] if (shown := formats_cli.format_status(engine, league)) else [])
-        info = {"league": league.name, **status, "fault_reasons": reasons, **extra, "store": where}
+        info = {"league": league.name, **status, "waiting": waiting, "fault_reasons": reasons, **extra}
+        info["store"] = where
         print(json.dumps(info))
         return 0
     blocks = ", ".join(f"{k} {v}" for k, v in sorted(status["blocks"].items()))
     faults = ", ".join(f"{k} {v}" for k, v in status["faults"].items() if v) or "none"
     print(f"league {league.name}: blocks {blocks}; {status['matches']} matches; faults: {faults}")
     print(f"store {where}")
+    for block in waiting:
+        print(f"block {block['block']}: {block['waiting']}")
     if status["errors"]:
         print("failed blocks:")
         tables.print_table(

@@ -23,6 +23,7 @@ from arena.remote import MatchPlan, ProcessExit, RemoteMatch, RemoteRun, play_re
 from arena.tournament import Block
 from referee.settings import load as load_settings
 from workers import metrics
+from workers import remote as remote_bots
 from workers.artifacts import bot_spec, unpack
 from workers.faults import seat_fault_detail
 from workers.lease import LeaseKeeper, LeaseLostError, ProcessGroup, block_directories
@@ -79,7 +80,9 @@ def play_block(
     league = repo.league_by_id(engine, block.league_id)
     plan = Block(block.number, block.entrants, block.seed)
     try:
-        if warm is not None and not getattr(league, "fresh_processes", False):
+        # A block with remote entrants plays on the referee remote bots connect to (workers.remote).
+        remote = remote_bots.remote_entrants(league, block.entrants, _name)
+        if warm is not None and not remote and not getattr(league, "fresh_processes", False):
             run = _play_warm(warm, engine, league, block, plan, keepers, settings)
         else:
             run = _play_fresh(engine, league, block, plan, keepers, settings, sandbox)
@@ -184,8 +187,11 @@ def _play_fresh(
         # Only root enters the block; each sandboxed bot gets its own directory bound into
         # a root of its own (workers.sandbox), never this one or a rival's.
         os.chmod(root, 0o700)
+        remote = remote_bots.remote_entrants(league, block.entrants, _name)
         specs = {}
         for position in block.entrants:
+            if _name(position) in remote:
+                continue  # plays from its author's machine: no code, no process here
             version = league.entrants[position]
             directory = root / f"bot{position}"
             unpack(repo.artifact(engine, version.sha256), directory)
@@ -196,11 +202,13 @@ def _play_fresh(
         if launch is not None:
             # The bots' private directories go next to the block's, swept with it (workers.lease).
             launch.workdir = bots_dir  # type: ignore[attr-defined]
-        with metrics.counting_bots(launch) as counted, referee_in_thread(root) as client:
+        referee = remote_bots.remote_referee() if remote else referee_in_thread(root)
+        with metrics.counting_bots(launch) as counted, referee as client:
             bots = ProcessGroup(counted)
             keeper = _keeper(engine, block, settings, bots.kill)
             keepers.append(keeper)
             with keeper:
+                seated = remote_bots.await_remote(engine, block.id, client, remote, plans) if remote else {}
                 return play_remote(
                     specs,
                     plans,
@@ -209,6 +217,7 @@ def _play_fresh(
                     client=client,
                     seat_key=league.seat_key,
                     launch=bots,
+                    **seated,
                 )
 
 

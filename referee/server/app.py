@@ -8,6 +8,7 @@ import os
 import secrets
 import signal
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -42,11 +43,35 @@ class RunningReferee:
         await self.server.stop(grace)
 
 
-async def start_referee(address: str, settings: Settings, admin_token: str = "") -> RunningReferee:
+def tls_credentials(settings: Settings) -> grpc.ServerCredentials | None:
+    """The server credentials of ``SIXNIMMT_REFEREE_TLS_CERT`` and ``_KEY`` (``None``: plaintext).
+
+    A missing half or an unreadable file is a :class:`ValueError` naming it (the command says it
+    in one line).
+    """
+    cert, key = settings.referee_tls_cert, settings.referee_tls_key
+    if not cert and not key:
+        return None
+    if not cert or not key:
+        raise ValueError("TLS needs both a certificate and its key (--tls-cert and --tls-key)")
+    try:
+        pair = (Path(key).read_bytes(), Path(cert).read_bytes())
+    except OSError as exc:
+        raise ValueError(f"cannot read {exc.filename}: {exc.strerror}") from None
+    return grpc.ssl_server_credentials([pair])
+
+
+async def start_referee(
+    address: str, settings: Settings, admin_token: str = "", also_listen: tuple[str, ...] = ()
+) -> RunningReferee:
     """Start a referee listening on ``address`` (``host:0`` picks a free port).
 
-    The admin token is ``admin_token``, else ``SIXNIMMT_ADMIN_TOKEN``, else a random one.
+    The admin token is ``admin_token``, else ``SIXNIMMT_ADMIN_TOKEN``, else a random one. With a
+    TLS certificate in the settings, ``address`` serves TLS; ``also_listen`` are further
+    plaintext addresses (a Unix socket for the league's admin calls and its sandboxed bots,
+    beside a public TLS port for remote bots: docs/remote.md).
     """
+    credentials = tls_credentials(settings)
     token = admin_token or settings.admin_token or secrets.token_hex(24)
     server = grpc.aio.server(
         options=[
@@ -65,9 +90,16 @@ async def start_referee(address: str, settings: Settings, admin_token: str = "")
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    port = server.add_insecure_port(address)
+    port = (
+        server.add_insecure_port(address)
+        if credentials is None
+        else server.add_secure_port(address, credentials)
+    )
     if port == 0:
         raise OSError(f"cannot listen on {address}")
+    for extra in also_listen:
+        if server.add_insecure_port(extra) == 0:
+            raise OSError(f"cannot listen on {extra}")
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
@@ -90,16 +122,29 @@ def metrics_host(listen: str, settings: Settings) -> str:
 
 
 async def serve(
-    address: str, settings: Settings, ready_file: str | None = None, admin_token_file: str | None = None
+    address: str,
+    settings: Settings,
+    ready_file: str | None = None,
+    admin_token_file: str | None = None,
+    also_listen: tuple[str, ...] = (),
 ) -> None:
     """Run a referee until SIGINT or SIGTERM, with its metrics on ``settings.referee_metrics_port``.
 
     The admin token is never logged: without ``SIXNIMMT_ADMIN_TOKEN`` it is a random one, which
     ``admin_token_file`` (created readable by this user only) receives.
     """
-    running = await start_referee(address, settings)
+    running = await start_referee(address, settings, also_listen=also_listen)
     tune_gc(settings)  # the referee is up: what it built so far lives as long as it does
-    log.info("referee listening on %s", running.address)
+    log.info(
+        "referee listening on %s%s%s",
+        running.address,
+        " (TLS)" if settings.referee_tls_cert else "",
+        "".join(f", {extra}" for extra in also_listen),
+    )
+    for extra in also_listen:
+        if extra.startswith("unix:"):
+            # Sandboxed bots run as other users and connect through it (workers.sandbox).
+            os.chmod(extra.removeprefix("unix:").removeprefix("//"), 0o777)
     stop_metrics = metrics.start_exporter(
         settings.referee_metrics_port, address=metrics_host(address, settings)
     )

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import dataclasses
 import logging
+import sys
 
 from referee import settings as settings_module
 
@@ -31,6 +32,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--admin-token-file",
         help="write the admin token here (mode 0600); the token is never logged",
     )
+    p.add_argument(
+        "--tls-cert", help="serve --listen with TLS: PEM certificate (default: $SIXNIMMT_REFEREE_TLS_CERT)"
+    )
+    p.add_argument("--tls-key", help="its PEM private key (default: $SIXNIMMT_REFEREE_TLS_KEY)")
+    p.add_argument(
+        "--also-listen",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="a further plaintext address, e.g. unix:/path/referee.sock for the league beside a TLS port",
+    )
     p.set_defaults(func=_serve)
 
 
@@ -42,8 +54,25 @@ def _serve(args: argparse.Namespace) -> int:
         settings = dataclasses.replace(settings, referee_metrics_port=args.metrics_port)
     if args.metrics_host is not None:
         settings = dataclasses.replace(settings, referee_metrics_host=args.metrics_host)
+    if args.tls_cert is not None:
+        settings = dataclasses.replace(settings, referee_tls_cert=args.tls_cert)
+    if args.tls_key is not None:
+        settings = dataclasses.replace(settings, referee_tls_key=args.tls_key)
+    from referee.server.app import tls_credentials
+
+    try:
+        tls_credentials(settings)
+    except ValueError as exc:
+        print(f"sixnimmt: error: {exc}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     asyncio.run(
-        serve(args.listen or settings.referee_listen, settings, args.ready_file, args.admin_token_file)
+        serve(
+            args.listen or settings.referee_listen,
+            settings,
+            args.ready_file,
+            args.admin_token_file,
+            tuple(args.also_listen),
+        )
     )
     return 0

@@ -19,6 +19,15 @@ from referee.faults import FaultKind, bounded
 from referee.rules.errors import RulesError
 from referee.server import metrics
 from referee.server.connection import Connection
+from referee.server.remote import (
+    KeyLimitError,
+    KeysNotLoadedError,
+    RemoteError,
+    RemoteHub,
+    RemoteKey,
+    RemoteOfflineError,
+    is_key,
+)
 from referee.server.results import finished_events
 from referee.server.state import (
     MatchRequest,
@@ -49,6 +58,9 @@ _STATUS: list[tuple[type[BaseException], grpc.StatusCode]] = [
     (UnknownMatchError, grpc.StatusCode.NOT_FOUND),
     (UnknownTokenError, grpc.StatusCode.UNAUTHENTICATED),
     (PermissionError, grpc.StatusCode.PERMISSION_DENIED),
+    (KeysNotLoadedError, grpc.StatusCode.UNAVAILABLE),
+    (KeyLimitError, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (RemoteOfflineError, grpc.StatusCode.FAILED_PRECONDITION),
     (RulesError, grpc.StatusCode.INVALID_ARGUMENT),
     (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
 ]
@@ -72,7 +84,7 @@ def maps_errors(handler: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, ADMIN_ONLY)
         try:
             return await handler(self, request, context)
-        except (UnknownMatchError, PermissionError, RulesError, ValueError) as exc:
+        except (UnknownMatchError, PermissionError, RulesError, ValueError, RemoteError) as exc:
             await context.abort(status_of(exc), str(exc))
             raise  # unreachable: abort raises
 
@@ -90,6 +102,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         """Bot streams being served (``Play`` calls)."""
         self.waiting_hello = 0
         """Bot streams that have not sent their Hello yet."""
+        self.remote = RemoteHub(state)
+        """Remote bots: API keys and the standing connections they opened (docs/remote.md)."""
 
     def is_admin(self, context: grpc.aio.ServicerContext) -> bool:
         """Whether the call carries the admin token (bots get only their entrant tokens)."""
@@ -112,11 +126,17 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         fp = request.fault_policy
         policy = FaultPolicy(max_faults=fp.max_faults or s.max_faults, send_events=not fp.omit_events)
         specs = await asyncio.to_thread(match_requests, request)
-        ids, links = await self.state.create(
-            specs, time_control, policy, request.seat_seed_key, dict(request.standing)
-        )
+        remote = dict(request.remote)
+        needs = {e: sum(e in m.entrants for m in request.matches) for e in remote}
+        standing = {**request.standing, **self.remote.place(remote, needs, request.remote_wait)}
+        try:
+            ids, links = await self.state.create(specs, time_control, policy, request.seat_seed_key, standing)
+        finally:
+            self.remote.placed()
         response = referee_pb2.CreateMatchesResponse(match_ids=ids)
         for link in links:
+            if link.entrant in remote:
+                continue  # its bot is connected (or awaited) with its account's key: no token
             given = link.standing.token if link.standing is not None else link.token
             token = response.tokens.add(entrant=link.entrant, token=given)
             for match_id, seat in sorted(link.seats):
@@ -136,6 +156,26 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
     ) -> referee_pb2.CloseStandingResponse:
         closed = self.state.close_standing(list(request.tokens), bounded(request.reason, 200))
         return referee_pb2.CloseStandingResponse(closed=closed)
+
+    @maps_errors
+    async def SetRemoteKeys(
+        self, request: referee_pb2.SetRemoteKeysRequest, context: grpc.aio.ServicerContext
+    ) -> referee_pb2.SetRemoteKeysResponse:
+        keys = [
+            RemoteKey(k.key_id, k.account, k.sha256.lower(), k.max_connections, k.max_matches)
+            for k in request.keys
+        ]
+        closed = self.remote.set_keys(keys)
+        return referee_pb2.SetRemoteKeysResponse(keys=len(keys), closed=closed)
+
+    @maps_errors
+    async def GetRemoteStatus(
+        self, request: referee_pb2.GetRemoteStatusRequest, context: grpc.aio.ServicerContext
+    ) -> referee_pb2.GetRemoteStatusResponse:
+        response = referee_pb2.GetRemoteStatusResponse(keys_loaded=self.remote.keys is not None)
+        for row in self.remote.status(request.accounts):
+            response.accounts.add(**row)
+        return response
 
     @maps_errors
     async def GetResult(
@@ -246,9 +286,11 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 f" {wire.PROTOCOL_VERSION}; set Hello.protocol = {wire.PROTOCOL_VERSION}",
             )
         try:
-            link = self.state.link(hello.token)
+            link = self.remote.admit(hello.token) if is_key(hello.token) else self.state.link(hello.token)
         except UnknownTokenError as exc:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
+        except RemoteError as exc:
+            await context.abort(status_of(exc), str(exc))
         connection = Connection(
             events=hello.events if hello.HasField("events") else True, table_once=hello.table_once
         )

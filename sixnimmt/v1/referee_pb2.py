@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from sixnimmt.v1 import game_pb2 as sixnimmt_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19sixnimmt/v1/referee.proto\x12\x0bsixnimmt.v1\x1a\x16sixnimmt/v1/game.proto\"\x93\x01\n\nBotMessage\x12#\n\x05hello\x18\x01 \x01(\x0b\x32\x12.sixnimmt.v1.HelloH\x00\x12/\n\tdecisions\x18\x02 \x01(\x0b\x32\x1a.sixnimmt.v1.DecisionBatchH\x00\x12\'\n\x07goodbye\x18\x03 \x01(\x0b\x32\x14.sixnimmt.v1.GoodbyeH\x00\x42\x06\n\x04kind\"j\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x08protocol\x18\x03 \x01(\r\x12\x13\n\x06\x65vents\x18\x04 \x01(\x08H\x00\x88\x01\x01\x12\x12\n\ntable_once\x18\x05 \x01(\x08\x42\t\n\x07_events\"<\n\rDecisionBatch\x12+\n\x07replies\x18\x01 \x03(\x0b\x32\x1a.sixnimmt.v1.DecisionReply\"\x19\n\x07Goodbye\x12\x0e\n\x06reason\x18\x01 \x01(\t\"\x91\x01\n\x0eRefereeMessage\x12\'\n\x07welcome\x18\x01 \x01(\x0b\x32\x14.sixnimmt.v1.WelcomeH\x00\x12%\n\x06update\x18\x02 \x01(\x0b\x32\x13.sixnimmt.v1.UpdateH\x00\x12\'\n\x07goodbye\x18\x03 \x01(\x0b\x32\x14.sixnimmt.v1.GoodbyeH\x00\x42\x06\n\x04kind\")\n\x07SeatRef\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"@\n\x07Welcome\x12#\n\x05seats\x18\x01 \x03(\x0b\x32\x14.sixnimmt.v1.SeatRef\x12\x10\n\x08protocol\x18\x02 \x01(\r\"x\n\tGameStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x13\n\x0b\x63onfig_json\x18\x04 \x01(\t\x12\x11\n\tseat_seed\x18\x05 \x01(\x04\x12\x12\n\nseat_names\x18\x06 \x03(\t\"^\n\x08GameOver\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06scores\x18\x03 \x03(\x05\x12\r\n\x05ranks\x18\x04 \x03(\x05\x12\x13\n\x0btermination\x18\x05 \x01(\t\"\xd9\x01\n\x06Update\x12&\n\x06starts\x18\x01 \x03(\x0b\x32\x16.sixnimmt.v1.GameStart\x12\'\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x17.sixnimmt.v1.MatchEvent\x12.\n\x08requests\x18\x03 \x03(\x0b\x32\x1c.sixnimmt.v1.DecisionRequest\x12$\n\x05overs\x18\x04 \x03(\x0b\x32\x15.sixnimmt.v1.GameOver\x12(\n\x06\x66\x61ults\x18\x05 \x03(\x0b\x32\x18.sixnimmt.v1.FaultNotice\"w\n\x0b\x46\x61ultNotice\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.sixnimmt.v1.FaultKind\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x0e\n\x06reason\x18\x05 \x01(\t\"Q\n\tMatchSpec\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x13\n\x0b\x63onfig_json\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x10\n\x08\x65ntrants\x18\x04 \x03(\t\"G\n\x0bTimeControl\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12\x12\n\nconnect_ms\x18\x03 \x01(\r\"6\n\x0b\x46\x61ultPolicy\x12\x12\n\nmax_faults\x18\x01 \x01(\r\x12\x13\n\x0bomit_events\x18\x02 \x01(\x08\"\xaa\x02\n\x14\x43reateMatchesRequest\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.sixnimmt.v1.MatchSpec\x12.\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x18.sixnimmt.v1.TimeControl\x12.\n\x0c\x66\x61ult_policy\x18\x03 \x01(\x0b\x32\x18.sixnimmt.v1.FaultPolicy\x12\x15\n\rseat_seed_key\x18\x04 \x01(\x0c\x12\x41\n\x08standing\x18\x05 \x03(\x0b\x32/.sixnimmt.v1.CreateMatchesRequest.StandingEntry\x1a/\n\rStandingEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"S\n\x0c\x45ntrantToken\x12\x0f\n\x07\x65ntrant\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\x12#\n\x05seats\x18\x03 \x03(\x0b\x32\x14.sixnimmt.v1.SeatRef\"U\n\x15\x43reateMatchesResponse\x12\x11\n\tmatch_ids\x18\x01 \x03(\t\x12)\n\x06tokens\x18\x02 \x03(\x0b\x32\x19.sixnimmt.v1.EntrantToken\"#\n\x13OpenStandingRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"%\n\x14OpenStandingResponse\x12\r\n\x05token\x18\x01 \x01(\t\"6\n\x14\x43loseStandingRequest\x12\x0e\n\x06tokens\x18\x01 \x03(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\'\n\x15\x43loseStandingResponse\x12\x0e\n\x06\x63losed\x18\x01 \x01(\r\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"2\n\x10GetResultRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04wait\x18\x02 \x01(\x08\x32\xdf\x03\n\x07Referee\x12@\n\x04Play\x12\x17.sixnimmt.v1.BotMessage\x1a\x1b.sixnimmt.v1.RefereeMessage(\x01\x30\x01\x12V\n\rCreateMatches\x12!.sixnimmt.v1.CreateMatchesRequest\x1a\".sixnimmt.v1.CreateMatchesResponse\x12G\n\nWatchMatch\x12\x1e.sixnimmt.v1.WatchMatchRequest\x1a\x17.sixnimmt.v1.MatchEvent0\x01\x12\x44\n\tGetResult\x12\x1d.sixnimmt.v1.GetResultRequest\x1a\x18.sixnimmt.v1.MatchResult\x12S\n\x0cOpenStanding\x12 .sixnimmt.v1.OpenStandingRequest\x1a!.sixnimmt.v1.OpenStandingResponse\x12V\n\rCloseStanding\x12!.sixnimmt.v1.CloseStandingRequest\x1a\".sixnimmt.v1.CloseStandingResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19sixnimmt/v1/referee.proto\x12\x0bsixnimmt.v1\x1a\x16sixnimmt/v1/game.proto\"\x93\x01\n\nBotMessage\x12#\n\x05hello\x18\x01 \x01(\x0b\x32\x12.sixnimmt.v1.HelloH\x00\x12/\n\tdecisions\x18\x02 \x01(\x0b\x32\x1a.sixnimmt.v1.DecisionBatchH\x00\x12\'\n\x07goodbye\x18\x03 \x01(\x0b\x32\x14.sixnimmt.v1.GoodbyeH\x00\x42\x06\n\x04kind\"j\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x08protocol\x18\x03 \x01(\r\x12\x13\n\x06\x65vents\x18\x04 \x01(\x08H\x00\x88\x01\x01\x12\x12\n\ntable_once\x18\x05 \x01(\x08\x42\t\n\x07_events\"<\n\rDecisionBatch\x12+\n\x07replies\x18\x01 \x03(\x0b\x32\x1a.sixnimmt.v1.DecisionReply\"\x19\n\x07Goodbye\x12\x0e\n\x06reason\x18\x01 \x01(\t\"\x91\x01\n\x0eRefereeMessage\x12\'\n\x07welcome\x18\x01 \x01(\x0b\x32\x14.sixnimmt.v1.WelcomeH\x00\x12%\n\x06update\x18\x02 \x01(\x0b\x32\x13.sixnimmt.v1.UpdateH\x00\x12\'\n\x07goodbye\x18\x03 \x01(\x0b\x32\x14.sixnimmt.v1.GoodbyeH\x00\x42\x06\n\x04kind\")\n\x07SeatRef\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"@\n\x07Welcome\x12#\n\x05seats\x18\x01 \x03(\x0b\x32\x14.sixnimmt.v1.SeatRef\x12\x10\n\x08protocol\x18\x02 \x01(\r\"x\n\tGameStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x13\n\x0b\x63onfig_json\x18\x04 \x01(\t\x12\x11\n\tseat_seed\x18\x05 \x01(\x04\x12\x12\n\nseat_names\x18\x06 \x03(\t\"^\n\x08GameOver\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06scores\x18\x03 \x03(\x05\x12\r\n\x05ranks\x18\x04 \x03(\x05\x12\x13\n\x0btermination\x18\x05 \x01(\t\"\xd9\x01\n\x06Update\x12&\n\x06starts\x18\x01 \x03(\x0b\x32\x16.sixnimmt.v1.GameStart\x12\'\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x17.sixnimmt.v1.MatchEvent\x12.\n\x08requests\x18\x03 \x03(\x0b\x32\x1c.sixnimmt.v1.DecisionRequest\x12$\n\x05overs\x18\x04 \x03(\x0b\x32\x15.sixnimmt.v1.GameOver\x12(\n\x06\x66\x61ults\x18\x05 \x03(\x0b\x32\x18.sixnimmt.v1.FaultNotice\"w\n\x0b\x46\x61ultNotice\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.sixnimmt.v1.FaultKind\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x0e\n\x06reason\x18\x05 \x01(\t\"Q\n\tMatchSpec\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x13\n\x0b\x63onfig_json\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x10\n\x08\x65ntrants\x18\x04 \x03(\t\"G\n\x0bTimeControl\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12\x12\n\nconnect_ms\x18\x03 \x01(\r\"6\n\x0b\x46\x61ultPolicy\x12\x12\n\nmax_faults\x18\x01 \x01(\r\x12\x13\n\x0bomit_events\x18\x02 \x01(\x08\"\xad\x03\n\x14\x43reateMatchesRequest\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.sixnimmt.v1.MatchSpec\x12.\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x18.sixnimmt.v1.TimeControl\x12.\n\x0c\x66\x61ult_policy\x18\x03 \x01(\x0b\x32\x18.sixnimmt.v1.FaultPolicy\x12\x15\n\rseat_seed_key\x18\x04 \x01(\x0c\x12\x41\n\x08standing\x18\x05 \x03(\x0b\x32/.sixnimmt.v1.CreateMatchesRequest.StandingEntry\x12=\n\x06remote\x18\x06 \x03(\x0b\x32-.sixnimmt.v1.CreateMatchesRequest.RemoteEntry\x12\x13\n\x0bremote_wait\x18\x07 \x01(\x08\x1a/\n\rStandingEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a-\n\x0bRemoteEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"S\n\x0c\x45ntrantToken\x12\x0f\n\x07\x65ntrant\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\x12#\n\x05seats\x18\x03 \x03(\x0b\x32\x14.sixnimmt.v1.SeatRef\"U\n\x15\x43reateMatchesResponse\x12\x11\n\tmatch_ids\x18\x01 \x03(\t\x12)\n\x06tokens\x18\x02 \x03(\x0b\x32\x19.sixnimmt.v1.EntrantToken\"#\n\x13OpenStandingRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"%\n\x14OpenStandingResponse\x12\r\n\x05token\x18\x01 \x01(\t\"6\n\x14\x43loseStandingRequest\x12\x0e\n\x06tokens\x18\x01 \x03(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\'\n\x15\x43loseStandingResponse\x12\x0e\n\x06\x63losed\x18\x01 \x01(\r\"j\n\tRemoteKey\x12\x0e\n\x06key_id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x63\x63ount\x18\x02 \x01(\t\x12\x0e\n\x06sha256\x18\x03 \x01(\t\x12\x17\n\x0fmax_connections\x18\x04 \x01(\r\x12\x13\n\x0bmax_matches\x18\x05 \x01(\r\"<\n\x14SetRemoteKeysRequest\x12$\n\x04keys\x18\x01 \x03(\x0b\x32\x16.sixnimmt.v1.RemoteKey\"5\n\x15SetRemoteKeysResponse\x12\x0c\n\x04keys\x18\x01 \x01(\r\x12\x0e\n\x06\x63losed\x18\x02 \x01(\r\"*\n\x16GetRemoteStatusRequest\x12\x10\n\x08\x61\x63\x63ounts\x18\x01 \x03(\t\"Z\n\x13RemoteAccountStatus\x12\x0f\n\x07\x61\x63\x63ount\x18\x01 \x01(\t\x12\x13\n\x0b\x63onnections\x18\x02 \x01(\r\x12\x0f\n\x07matches\x18\x03 \x01(\r\x12\x0c\n\x04room\x18\x04 \x01(\r\"b\n\x17GetRemoteStatusResponse\x12\x32\n\x08\x61\x63\x63ounts\x18\x01 \x03(\x0b\x32 .sixnimmt.v1.RemoteAccountStatus\x12\x13\n\x0bkeys_loaded\x18\x02 \x01(\x08\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"2\n\x10GetResultRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04wait\x18\x02 \x01(\x08\x32\x95\x05\n\x07Referee\x12@\n\x04Play\x12\x17.sixnimmt.v1.BotMessage\x1a\x1b.sixnimmt.v1.RefereeMessage(\x01\x30\x01\x12V\n\rCreateMatches\x12!.sixnimmt.v1.CreateMatchesRequest\x1a\".sixnimmt.v1.CreateMatchesResponse\x12G\n\nWatchMatch\x12\x1e.sixnimmt.v1.WatchMatchRequest\x1a\x17.sixnimmt.v1.MatchEvent0\x01\x12\x44\n\tGetResult\x12\x1d.sixnimmt.v1.GetResultRequest\x1a\x18.sixnimmt.v1.MatchResult\x12S\n\x0cOpenStanding\x12 .sixnimmt.v1.OpenStandingRequest\x1a!.sixnimmt.v1.OpenStandingResponse\x12V\n\rCloseStanding\x12!.sixnimmt.v1.CloseStandingRequest\x1a\".sixnimmt.v1.CloseStandingResponse\x12V\n\rSetRemoteKeys\x12!.sixnimmt.v1.SetRemoteKeysRequest\x1a\".sixnimmt.v1.SetRemoteKeysResponse\x12\\\n\x0fGetRemoteStatus\x12#.sixnimmt.v1.GetRemoteStatusRequest\x1a$.sixnimmt.v1.GetRemoteStatusResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,6 +34,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_CREATEMATCHESREQUEST_STANDINGENTRY']._loaded_options = None
   _globals['_CREATEMATCHESREQUEST_STANDINGENTRY']._serialized_options = b'8\001'
+  _globals['_CREATEMATCHESREQUEST_REMOTEENTRY']._loaded_options = None
+  _globals['_CREATEMATCHESREQUEST_REMOTEENTRY']._serialized_options = b'8\001'
   _globals['_BOTMESSAGE']._serialized_start=67
   _globals['_BOTMESSAGE']._serialized_end=214
   _globals['_HELLO']._serialized_start=216
@@ -63,25 +65,39 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_FAULTPOLICY']._serialized_start=1385
   _globals['_FAULTPOLICY']._serialized_end=1439
   _globals['_CREATEMATCHESREQUEST']._serialized_start=1442
-  _globals['_CREATEMATCHESREQUEST']._serialized_end=1740
-  _globals['_CREATEMATCHESREQUEST_STANDINGENTRY']._serialized_start=1693
-  _globals['_CREATEMATCHESREQUEST_STANDINGENTRY']._serialized_end=1740
-  _globals['_ENTRANTTOKEN']._serialized_start=1742
-  _globals['_ENTRANTTOKEN']._serialized_end=1825
-  _globals['_CREATEMATCHESRESPONSE']._serialized_start=1827
-  _globals['_CREATEMATCHESRESPONSE']._serialized_end=1912
-  _globals['_OPENSTANDINGREQUEST']._serialized_start=1914
-  _globals['_OPENSTANDINGREQUEST']._serialized_end=1949
-  _globals['_OPENSTANDINGRESPONSE']._serialized_start=1951
-  _globals['_OPENSTANDINGRESPONSE']._serialized_end=1988
-  _globals['_CLOSESTANDINGREQUEST']._serialized_start=1990
-  _globals['_CLOSESTANDINGREQUEST']._serialized_end=2044
-  _globals['_CLOSESTANDINGRESPONSE']._serialized_start=2046
-  _globals['_CLOSESTANDINGRESPONSE']._serialized_end=2085
-  _globals['_WATCHMATCHREQUEST']._serialized_start=2087
-  _globals['_WATCHMATCHREQUEST']._serialized_end=2124
-  _globals['_GETRESULTREQUEST']._serialized_start=2126
-  _globals['_GETRESULTREQUEST']._serialized_end=2176
-  _globals['_REFEREE']._serialized_start=2179
-  _globals['_REFEREE']._serialized_end=2658
+  _globals['_CREATEMATCHESREQUEST']._serialized_end=1871
+  _globals['_CREATEMATCHESREQUEST_STANDINGENTRY']._serialized_start=1777
+  _globals['_CREATEMATCHESREQUEST_STANDINGENTRY']._serialized_end=1824
+  _globals['_CREATEMATCHESREQUEST_REMOTEENTRY']._serialized_start=1826
+  _globals['_CREATEMATCHESREQUEST_REMOTEENTRY']._serialized_end=1871
+  _globals['_ENTRANTTOKEN']._serialized_start=1873
+  _globals['_ENTRANTTOKEN']._serialized_end=1956
+  _globals['_CREATEMATCHESRESPONSE']._serialized_start=1958
+  _globals['_CREATEMATCHESRESPONSE']._serialized_end=2043
+  _globals['_OPENSTANDINGREQUEST']._serialized_start=2045
+  _globals['_OPENSTANDINGREQUEST']._serialized_end=2080
+  _globals['_OPENSTANDINGRESPONSE']._serialized_start=2082
+  _globals['_OPENSTANDINGRESPONSE']._serialized_end=2119
+  _globals['_CLOSESTANDINGREQUEST']._serialized_start=2121
+  _globals['_CLOSESTANDINGREQUEST']._serialized_end=2175
+  _globals['_CLOSESTANDINGRESPONSE']._serialized_start=2177
+  _globals['_CLOSESTANDINGRESPONSE']._serialized_end=2216
+  _globals['_REMOTEKEY']._serialized_start=2218
+  _globals['_REMOTEKEY']._serialized_end=2324
+  _globals['_SETREMOTEKEYSREQUEST']._serialized_start=2326
+  _globals['_SETREMOTEKEYSREQUEST']._serialized_end=2386
+  _globals['_SETREMOTEKEYSRESPONSE']._serialized_start=2388
+  _globals['_SETREMOTEKEYSRESPONSE']._serialized_end=2441
+  _globals['_GETREMOTESTATUSREQUEST']._serialized_start=2443
+  _globals['_GETREMOTESTATUSREQUEST']._serialized_end=2485
+  _globals['_REMOTEACCOUNTSTATUS']._serialized_start=2487
+  _globals['_REMOTEACCOUNTSTATUS']._serialized_end=2577
+  _globals['_GETREMOTESTATUSRESPONSE']._serialized_start=2579
+  _globals['_GETREMOTESTATUSRESPONSE']._serialized_end=2677
+  _globals['_WATCHMATCHREQUEST']._serialized_start=2679
+  _globals['_WATCHMATCHREQUEST']._serialized_end=2716
+  _globals['_GETRESULTREQUEST']._serialized_start=2718
+  _globals['_GETRESULTREQUEST']._serialized_end=2768
+  _globals['_REFEREE']._serialized_start=2771
+  _globals['_REFEREE']._serialized_end=3432
 # @@protoc_insertion_point(module_scope)

@@ -158,8 +158,15 @@ class FaultPolicy(_message.Message):
     def __init__(self, max_faults: _Optional[int] = ..., omit_events: _Optional[bool] = ...) -> None: ...
 
 class CreateMatchesRequest(_message.Message):
-    __slots__ = ("matches", "time_control", "fault_policy", "seat_seed_key", "standing")
+    __slots__ = ("matches", "time_control", "fault_policy", "seat_seed_key", "standing", "remote", "remote_wait")
     class StandingEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class RemoteEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -171,12 +178,16 @@ class CreateMatchesRequest(_message.Message):
     FAULT_POLICY_FIELD_NUMBER: _ClassVar[int]
     SEAT_SEED_KEY_FIELD_NUMBER: _ClassVar[int]
     STANDING_FIELD_NUMBER: _ClassVar[int]
+    REMOTE_FIELD_NUMBER: _ClassVar[int]
+    REMOTE_WAIT_FIELD_NUMBER: _ClassVar[int]
     matches: _containers.RepeatedCompositeFieldContainer[MatchSpec]
     time_control: TimeControl
     fault_policy: FaultPolicy
     seat_seed_key: bytes
     standing: _containers.ScalarMap[str, str]
-    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSpec, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., fault_policy: _Optional[_Union[FaultPolicy, _Mapping]] = ..., seat_seed_key: _Optional[bytes] = ..., standing: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    remote: _containers.ScalarMap[str, str]
+    remote_wait: bool
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSpec, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., fault_policy: _Optional[_Union[FaultPolicy, _Mapping]] = ..., seat_seed_key: _Optional[bytes] = ..., standing: _Optional[_Mapping[str, str]] = ..., remote: _Optional[_Mapping[str, str]] = ..., remote_wait: _Optional[bool] = ...) -> None: ...
 
 class EntrantToken(_message.Message):
     __slots__ = ("entrant", "token", "seats")
@@ -221,6 +232,60 @@ class CloseStandingResponse(_message.Message):
     CLOSED_FIELD_NUMBER: _ClassVar[int]
     closed: int
     def __init__(self, closed: _Optional[int] = ...) -> None: ...
+
+class RemoteKey(_message.Message):
+    __slots__ = ("key_id", "account", "sha256", "max_connections", "max_matches")
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
+    MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    key_id: str
+    account: str
+    sha256: str
+    max_connections: int
+    max_matches: int
+    def __init__(self, key_id: _Optional[str] = ..., account: _Optional[str] = ..., sha256: _Optional[str] = ..., max_connections: _Optional[int] = ..., max_matches: _Optional[int] = ...) -> None: ...
+
+class SetRemoteKeysRequest(_message.Message):
+    __slots__ = ("keys",)
+    KEYS_FIELD_NUMBER: _ClassVar[int]
+    keys: _containers.RepeatedCompositeFieldContainer[RemoteKey]
+    def __init__(self, keys: _Optional[_Iterable[_Union[RemoteKey, _Mapping]]] = ...) -> None: ...
+
+class SetRemoteKeysResponse(_message.Message):
+    __slots__ = ("keys", "closed")
+    KEYS_FIELD_NUMBER: _ClassVar[int]
+    CLOSED_FIELD_NUMBER: _ClassVar[int]
+    keys: int
+    closed: int
+    def __init__(self, keys: _Optional[int] = ..., closed: _Optional[int] = ...) -> None: ...
+
+class GetRemoteStatusRequest(_message.Message):
+    __slots__ = ("accounts",)
+    ACCOUNTS_FIELD_NUMBER: _ClassVar[int]
+    accounts: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, accounts: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RemoteAccountStatus(_message.Message):
+    __slots__ = ("account", "connections", "matches", "room")
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    account: str
+    connections: int
+    matches: int
+    room: int
+    def __init__(self, account: _Optional[str] = ..., connections: _Optional[int] = ..., matches: _Optional[int] = ..., room: _Optional[int] = ...) -> None: ...
+
+class GetRemoteStatusResponse(_message.Message):
+    __slots__ = ("accounts", "keys_loaded")
+    ACCOUNTS_FIELD_NUMBER: _ClassVar[int]
+    KEYS_LOADED_FIELD_NUMBER: _ClassVar[int]
+    accounts: _containers.RepeatedCompositeFieldContainer[RemoteAccountStatus]
+    keys_loaded: bool
+    def __init__(self, accounts: _Optional[_Iterable[_Union[RemoteAccountStatus, _Mapping]]] = ..., keys_loaded: _Optional[bool] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id",)

@@ -66,6 +66,16 @@ class RefereeStub:
                 request_serializer=sixnimmt_dot_v1_dot_referee__pb2.CloseStandingRequest.SerializeToString,
                 response_deserializer=sixnimmt_dot_v1_dot_referee__pb2.CloseStandingResponse.FromString,
                 _registered_method=True)
+        self.SetRemoteKeys = channel.unary_unary(
+                '/sixnimmt.v1.Referee/SetRemoteKeys',
+                request_serializer=sixnimmt_dot_v1_dot_referee__pb2.SetRemoteKeysRequest.SerializeToString,
+                response_deserializer=sixnimmt_dot_v1_dot_referee__pb2.SetRemoteKeysResponse.FromString,
+                _registered_method=True)
+        self.GetRemoteStatus = channel.unary_unary(
+                '/sixnimmt.v1.Referee/GetRemoteStatus',
+                request_serializer=sixnimmt_dot_v1_dot_referee__pb2.GetRemoteStatusRequest.SerializeToString,
+                response_deserializer=sixnimmt_dot_v1_dot_referee__pb2.GetRemoteStatusResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServicer:
@@ -116,6 +126,21 @@ class RefereeServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetRemoteKeys(self, request, context):
+        """Remote bots (opt-in; docs/remote.md): the API keys of bot accounts, as hashes. Replaces the
+        whole set; the connections of keys no longer in it are closed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRemoteStatus(self, request, context):
+        """Which bot accounts have a bot connected, and how many more matches their keys allow.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -148,6 +173,16 @@ def add_RefereeServicer_to_server(servicer, server):
                     servicer.CloseStanding,
                     request_deserializer=sixnimmt_dot_v1_dot_referee__pb2.CloseStandingRequest.FromString,
                     response_serializer=sixnimmt_dot_v1_dot_referee__pb2.CloseStandingResponse.SerializeToString,
+            ),
+            'SetRemoteKeys': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetRemoteKeys,
+                    request_deserializer=sixnimmt_dot_v1_dot_referee__pb2.SetRemoteKeysRequest.FromString,
+                    response_serializer=sixnimmt_dot_v1_dot_referee__pb2.SetRemoteKeysResponse.SerializeToString,
+            ),
+            'GetRemoteStatus': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRemoteStatus,
+                    request_deserializer=sixnimmt_dot_v1_dot_referee__pb2.GetRemoteStatusRequest.FromString,
+                    response_serializer=sixnimmt_dot_v1_dot_referee__pb2.GetRemoteStatusResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -313,6 +348,60 @@ class Referee:
             '/sixnimmt.v1.Referee/CloseStanding',
             sixnimmt_dot_v1_dot_referee__pb2.CloseStandingRequest.SerializeToString,
             sixnimmt_dot_v1_dot_referee__pb2.CloseStandingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetRemoteKeys(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sixnimmt.v1.Referee/SetRemoteKeys',
+            sixnimmt_dot_v1_dot_referee__pb2.SetRemoteKeysRequest.SerializeToString,
+            sixnimmt_dot_v1_dot_referee__pb2.SetRemoteKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRemoteStatus(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sixnimmt.v1.Referee/GetRemoteStatus',
+            sixnimmt_dot_v1_dot_referee__pb2.GetRemoteStatusRequest.SerializeToString,
+            sixnimmt_dot_v1_dot_referee__pb2.GetRemoteStatusResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -89,7 +89,9 @@ def test_a_revoked_key_stays_listed_and_leaves_the_referee_keys(engine: Engine) 
     ]
     with pytest.raises(repo.ConflictError, match="revoked already"):
         accounts.revoke_key(engine, key.key_id)
-    assert accounts.list_accounts(engine) == [{"account": "alice", "bot": "remote/alice", "keys": 1, "revoked": 1}]
+    assert accounts.list_accounts(engine) == [
+        {"account": "alice", "bot": "remote/alice", "keys": 1, "revoked": 1}
+    ]
 
 
 def test_bad_account_and_key_requests_are_refused_in_one_line(engine: Engine) -> None:

@@ -1,0 +1,262 @@
+"""Remote bots end to end: ``sixnimmt bot connect`` in its own process, a real referee, a league.
+
+Every test runs the real commands: ``referee serve`` (a public TCP port and a Unix socket),
+``bot account|key``, ``bot connect`` as a subprocess, and leagues whose blocks play on that
+referee with sandboxed reference bots beside the remote one.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from remotekit import Site, start_referee
+from testkit import free_port, sixnimmt, wait_for
+
+from arena.remote import MatchPlan, RemoteError, play_remote
+
+SHORT = {"players": 2, "hands": 1, "target": None}
+ONE_HAND = ("-o", "hands=1", "-o", "target=None")
+
+
+@pytest.mark.slow
+def test_a_remote_bot_plays_a_league_block_from_another_process(site: Site) -> None:
+    key = site.account("alice")
+    bot = site.connect(key, "--server", site.referee.public, bot="heuristic")
+    bot.wait_line("connected to")
+    site.ok(
+        "league", "create", "far", "--bots", "remote:alice,random,lowest,highest", "--deals", "1", *ONE_HAND
+    )
+    ran = json.loads(site.ok("league", "run", "far", "--local", "--processes", "1", "--json").stdout)
+    assert ran["status"]["matches"] == 4
+    status = json.loads(site.ok("league", "status", "far", "--json").stdout)
+    assert status["blocks"] == {"done": 1} and status["waiting"] == []
+    assert not any(status["faults"].values()), status
+    assert "remote/alice@1" in json.dumps(ran)
+    # It stays connected for the next league, and leaves cleanly when stopped.
+    assert bot.process.poll() is None
+    bot.process.terminate()
+    assert bot.ended() == 0
+    assert "4 games over 1 connections; 0 errors" in bot.process.stdout.read()  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+def test_a_block_waits_for_an_offline_remote_bot_then_records_its_fault(site: Site) -> None:
+    site.account("bob")
+    site.ok(
+        "league", "create", "late", "--bots", "remote:bob,random", "--table", "2", "--deals", "1", *ONE_HAND
+    )
+    env = {**site.env, "SIXNIMMT_REMOTE_WAIT_S": "3"}
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bot_sdk.cli",
+            "league",
+            "run",
+            "late",
+            "--local",
+            "--processes",
+            "1",
+            "--json",
+        ],
+        cwd=site.cwd,
+        env={**_clean_env(site.cwd), **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        seen = wait_for(
+            lambda: (
+                "waiting for remote bot bob to connect"
+                in (out := site.cli("league", "status", "late").stdout)
+                and out
+            ),
+            30,
+            "league status to say the block waits",
+        )
+        assert "block 0: waiting for remote bot bob to connect (gives up in" in seen
+        _, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 0, err
+    status = json.loads(site.ok("league", "status", "late", "--json").stdout)
+    assert status["blocks"] == {"done": 1} and status["waiting"] == []
+    # Every seat of the offline bot defaulted, as a disconnect: the bot's fault, the league done.
+    assert status["faults"]["disconnect"] == 2, status
+    reasons = json.dumps(status["fault_reasons"])
+    assert "did not connect" in reasons and "remote/bob" in reasons
+
+
+def _clean_env(cwd: Path) -> dict[str, str]:
+    import os
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")}
+    return {**clean, "XDG_DATA_HOME": str(Path(cwd).resolve() / "xdg-data")}
+
+
+def test_a_bad_key_is_refused_in_one_line(site: Site) -> None:
+    site.account("carol")
+    bot = site.connect("snk_000000000000_not-a-key", "--server", site.referee.public)
+    assert bot.ended() == 2
+    lines = bot.stderr().strip().splitlines()
+    assert lines == [
+        "sixnimmt: error: the server refused the key (UNAUTHENTICATED): unknown or revoked API key"
+    ]
+
+
+def test_an_unreachable_server_is_retried_then_given_up_in_one_line(site: Site) -> None:
+    port = free_port()
+    bot = site.connect("snk_x_y", "--server", f"127.0.0.1:{port}", "--retries", "1")
+    assert bot.ended() == 2
+    lines = bot.stderr().strip().splitlines()
+    assert len(lines) == 2, lines
+    assert (
+        lines[0].startswith(f"sixnimmt: cannot reach 127.0.0.1:{port} (")
+        and "connecting again in" in lines[0]
+    )
+    assert lines[1].startswith(f"sixnimmt: error: cannot reach 127.0.0.1:{port}")
+    assert lines[1].endswith("gave up after 1 retries")
+
+
+def test_keys_made_and_revoked_on_the_command_line_reach_the_referee(site: Site) -> None:
+    site.ok("bot", "account", "create", "dave")
+    made = site.ok("bot", "key", "create", "dave", "--max-matches", "8", "--json")
+    info = json.loads(made.stdout)
+    key = info["key"]
+    assert (info["account"], info["max_matches"], info["revoked_at"]) == ("dave", 8, None)
+    assert info["referee"] == f"the referee at {site.referee.socket} has the keys"
+    listed = site.ok("bot", "key", "list", "dave").stdout
+    assert info["key_id"] in listed and key not in listed
+    bot = site.connect(key, "--server", site.referee.public)
+    bot.wait_line("connected to")
+    key_id = key.split("_")[1]
+    revoked = site.ok("bot", "key", "revoke", key_id)
+    assert "1 connections of revoked keys closed" in revoked.stderr
+    assert bot.ended() == 2
+    assert bot.stderr().strip().splitlines()[-1] == (
+        f"sixnimmt: error: the server at {site.referee.public} closed the connection: the API key was revoked"
+    )
+    again = site.connect(key, "--server", site.referee.public)
+    assert again.ended() == 2
+    assert "refused the key (UNAUTHENTICATED)" in again.stderr()
+
+
+def test_per_key_limits_are_enforced_by_the_referee(site: Site) -> None:
+    key = site.account("erin", max_connections=1, max_matches=2)
+    first = site.connect(key, "--server", site.referee.public)
+    first.wait_line("connected to")
+    second = site.connect(key, "--server", site.referee.public, "--retries", "0")
+    assert second.ended() == 2
+    assert "RESOURCE_EXHAUSTED: API key" in second.stderr()
+    assert "allows 1 connection(s) at once" in second.stderr()
+    assert first.process.poll() is None
+    client = site.admin()
+    try:
+        plans = [MatchPlan(("x", "a"), seed) for seed in range(3)]
+        with pytest.raises(RemoteError, match="RESOURCE_EXHAUSTED: remote bot 'erin' has no room for 3"):
+            client.create_matches("classic", SHORT, plans, remote={"x": "erin"})
+        # Two matches fit its key's limit, and are played by the connected bot.
+        run = play_remote({"a": "random"}, plans[:2], client=client, config=SHORT, remote={"x": "erin"})
+        assert [m.status for m in run.matches] == ["finished", "finished"]
+        assert not any(sum(s.faults.values()) for m in run.matches for s in m.seats)
+        with pytest.raises(RemoteError, match="FAILED_PRECONDITION: remote bot 'nobody' is not connected"):
+            client.create_matches("classic", {"players": 2}, plans[:1], remote={"x": "nobody"})
+    finally:
+        first.process.terminate()
+        client.close()
+
+
+def _certificate(directory: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and localhost, made here, and its key."""
+    import datetime as dt
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "sixnimmt test referee")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return cert_path, key_path
+
+
+def test_tls_on_the_public_port(site: Site, tmp_path: Path) -> None:
+    cert, key_file = _certificate(tmp_path)
+    referee = start_referee(tmp_path / "tls-referee", "--tls-cert", str(cert), "--tls-key", str(key_file))
+    plain = site.referee
+    try:
+        site.referee = referee
+        key = site.account("frank")
+        # A plaintext client cannot talk to the TLS port; one that checks the certificate can.
+        refused = site.connect(key, "--server", referee.public, "--retries", "0")
+        assert refused.ended() == 2
+        assert "gave up after 0 retries" in refused.stderr()
+        bot = site.connect(key, "--server", referee.public, "--tls-ca", str(cert))
+        bot.wait_line(f"connected to {referee.public}")
+        client = site.admin()
+        try:
+            run = play_remote(
+                {"a": "random"},
+                [MatchPlan(("x", "a"), 5)],
+                client=client,
+                config=SHORT,
+                remote={"x": "frank"},
+            )
+        finally:
+            client.close()
+        assert run.matches[0].status == "finished"
+        assert not any(sum(s.faults.values()) for s in run.matches[0].seats)
+        bot.process.terminate()
+    finally:
+        site.referee = plain
+        referee.stop()
+
+
+def test_bad_tls_files_stop_the_referee_in_one_line(tmp_path: Path) -> None:
+    missing = sixnimmt(tmp_path, "referee", "serve", "--listen", "127.0.0.1:0", "--tls-cert", "nope.pem")
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == (
+        "sixnimmt: error: TLS needs both a certificate and its key (--tls-cert and --tls-key)"
+    )
+    import dataclasses
+
+    from referee.server.app import tls_credentials
+    from referee.settings import load
+
+    settings = dataclasses.replace(
+        load({}), referee_tls_cert="a.pem", referee_tls_key=str(tmp_path / "b.pem")
+    )
+    with pytest.raises(ValueError, match=r"cannot read .*b\.pem: No such file or directory"):
+        tls_credentials(settings)

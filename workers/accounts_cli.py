@@ -1,0 +1,139 @@
+"""``sixnimmt bot account create|list`` and ``sixnimmt bot key create|revoke|list``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from bot_sdk import tables
+
+ACCOUNT_COMMANDS = ("account", "key")
+
+
+def register(bots: Any, guard: Callable[..., Any]) -> None:
+    """Add the ``account`` and ``key`` groups to the ``bot`` command group."""
+    account = bots.add_parser("account", help="bot accounts: bots that play from their authors' machines")
+    group = account.add_subparsers(title="account commands", metavar="COMMAND")
+    p = group.add_parser("create", help="create a bot account (it enters leagues as remote:NAME)")
+    p.add_argument("name")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=guard(cmd_account_create, creates=True))
+    p = group.add_parser("list", help="every bot account and its keys")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=guard(cmd_account_list))
+
+    key = bots.add_parser("key", help="a bot account's API keys (shown once, stored hashed, revocable)")
+    group = key.add_subparsers(title="key commands", metavar="COMMAND")
+    p = group.add_parser("create", help="a new API key for an account; the key is shown once")
+    p.add_argument("account")
+    p.add_argument("--max-connections", type=int, default=2, help="connections at once (default 2)")
+    p.add_argument("--max-matches", type=int, default=64, help="matches at once (default 64)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=guard(cmd_key_create))
+    p = group.add_parser("revoke", help="revoke a key: the referee refuses it and closes its connections")
+    p.add_argument("key_id", help="the key's id (or the whole key)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=guard(cmd_key_revoke))
+    p = group.add_parser("list", help="the keys (of one account), revoked ones too; never the keys")
+    p.add_argument("account", nargs="?")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=guard(cmd_key_list))
+
+
+def cmd_account_create(args: argparse.Namespace, engine: Any) -> int:
+    from workers import accounts
+
+    info = accounts.create_account(engine, args.name)
+    if args.json:
+        print(json.dumps(info))
+    else:
+        print(
+            f"bot account {info['account']} created: it enters leagues as remote:{info['account']}"
+            f" (standings: {info['bot']}); make it a key with 'sixnimmt bot key create {info['account']}'"
+        )
+    return 0
+
+
+def cmd_account_list(args: argparse.Namespace, engine: Any) -> int:
+    from workers import accounts
+
+    rows = accounts.list_accounts(engine)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    if not rows:
+        print("no bot accounts")
+        return 0
+    tables.print_table(
+        ["account", "bot", tables.right("keys"), tables.right("revoked")],
+        [[r["account"], r["bot"], r["keys"], r["revoked"]] for r in rows],
+    )
+    return 0
+
+
+def cmd_key_create(args: argparse.Namespace, engine: Any) -> int:
+    from workers import accounts, remote
+
+    key, secret = accounts.create_key(
+        engine, args.account, max_connections=args.max_connections, max_matches=args.max_matches
+    )
+    pushed = remote.push_keys_if_configured(engine)
+    if args.json:
+        print(json.dumps({**key.to_json(), "key": secret, "referee": pushed}))
+        return 0
+    print(secret)
+    print(
+        f"API key {key.key_id} of {key.account} (at most {key.max_connections} connections and"
+        f" {key.max_matches} matches at once). It is shown only now: the store keeps its hash.",
+        file=sys.stderr,
+    )
+    _say_pushed(pushed)
+    return 0
+
+
+def cmd_key_revoke(args: argparse.Namespace, engine: Any) -> int:
+    from workers import accounts, remote
+
+    key = accounts.revoke_key(engine, args.key_id)
+    pushed = remote.push_keys_if_configured(engine)
+    if args.json:
+        print(json.dumps({**key.to_json(), "referee": pushed}))
+        return 0
+    print(f"API key {key.key_id} of {key.account} revoked")
+    _say_pushed(pushed)
+    return 0
+
+
+def _say_pushed(pushed: str | None) -> None:
+    if pushed:
+        print(f"sixnimmt: {pushed}", file=sys.stderr)
+
+
+def cmd_key_list(args: argparse.Namespace, engine: Any) -> int:
+    from workers import accounts
+
+    keys = accounts.list_keys(engine, args.account)
+    if args.json:
+        print(json.dumps([k.to_json() for k in keys]))
+        return 0
+    if not keys:
+        print("no API keys")
+        return 0
+    tables.print_table(
+        ["key", "account", tables.right("connections"), tables.right("matches"), "created", "revoked"],
+        [
+            [
+                k.key_id,
+                k.account,
+                k.max_connections,
+                k.max_matches,
+                f"{k.created_at:%Y-%m-%d %H:%M}" if k.created_at else "",
+                f"{k.revoked_at:%Y-%m-%d %H:%M}" if k.revoked_at else "",
+            ]
+            for k in keys
+        ],
+    )
+    return 0
