@@ -6,12 +6,14 @@ and dividing the difference in work by the difference in time.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,25 @@ from arena.remote import MatchPlan, RefereeClient, local_referee, play_remote, s
 
 HERE = Path(__file__).parent
 ONE_HAND = {"players": 4, "hands": 1, "target": None}
+UNTUNED_GC = {"SIXNIMMT_GC_THRESHOLD": "0"}
+"""The referee and the bots with Python's garbage-collector defaults (no freeze, threshold 700)."""
+OLD_PATH = {**UNTUNED_GC, "SIXNIMMT_BOT_EVENTS": "all"}
+"""The bots as before issue 15: every event sent, converted and handed to the bot, GC untuned."""
+
+
+@contextlib.contextmanager
+def _environ(values: Mapping[str, str]) -> Iterator[None]:
+    """Bot processes spawned inside inherit ``values``."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _timed(fn: Any) -> tuple[float, Any]:
@@ -128,9 +149,23 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
         yield {"name": "grpc.decision_rtt_ms", "value": round(rtt, 3), "unit": "ms"}
         yield {"name": "grpc.raw_rtt_ms", "value": round(raw, 3), "unit": "ms"}
         yield {"name": "grpc.rtt_ratio", "value": round(rtt / raw, 3), "unit": "ratio"}
-        multi = multiplexed_hands_per_s(client, (20, 80) if quick else (100, 600))
+        # The lighter path against the old one and against an untuned GC, in the same run, each
+        # with its own referee process, rounds interleaved so that load hits all three alike.
+        sizes = (20, 80) if quick else (100, 600)
+        runs: dict[str, list[float]] = {"new": [], "gc": [], "old": []}
+        with local_referee(env=UNTUNED_GC) as untuned, local_referee(env=UNTUNED_GC) as old:
+            for _ in range(1 if quick else 3):
+                runs["new"].append(multiplexed_hands_per_s(client, sizes))
+                with _environ(UNTUNED_GC):
+                    runs["gc"].append(multiplexed_hands_per_s(untuned, sizes))
+                with _environ(OLD_PATH):
+                    runs["old"].append(multiplexed_hands_per_s(old, sizes))
+        multi, untuned_gc, old_path = (statistics.median(runs[k]) for k in ("new", "gc", "old"))
         single = single_stream_hands_per_s(client, (2, 6) if quick else (5, 30))
         yield {"name": "remote.p4.hands_per_s", "value": round(multi, 1), "unit": "hands/s"}
+        yield {"name": "remote.p4.hands_per_s.old_path", "value": round(old_path, 1), "unit": "hands/s"}
+        yield {"name": "remote.p4.lighter_ratio", "value": round(multi / old_path, 3), "unit": "ratio"}
+        yield {"name": "remote.p4.gc_ratio", "value": round(multi / untuned_gc, 3), "unit": "ratio"}
         yield {"name": "remote.p4.hands_per_s.single", "value": round(single, 1), "unit": "hands/s"}
         yield {
             "name": "bot.startup_ms",
