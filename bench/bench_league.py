@@ -23,6 +23,22 @@
       context (starting the referee, the sandboxed bots, the games and stopping them); median
       over blocks.
 
+``league.celery.scaling_2w``
+    ``league.celery.hands_per_s`` with two workers over the same figure with one, both measured in
+    this run (goal >= 1.6): blocks routed to the worker that holds their bots warm, so the two
+    cores play instead of starting bots.
+``league.warm.block_overhead_ms``
+    A block on a worker process's warm bots, excluding play: the wall time of
+    ``workers.execute.play_block`` with a warmed-up ``workers.warm.WarmPool`` (on SQLite, in
+    this process) minus the time from its ``CreateMatches`` to its last result. What is left is
+    claiming the block, reading the league, taking the warm bots, creating the matches and
+    storing the results (median over blocks; goal <= 20).
+``run.make_run_s``
+    ``make run`` on the installed venv, timed from the shell: the Makefile's league (the example
+    bot and the five reference bots, every table of four, ``LEAGUE_DEALS`` deals, whole games)
+    created and played on a fresh SQLite store in a temporary directory (goal < 20 s). With
+    ``--quick``, one deal.
+
 Needs PostgreSQL at ``SIXNIMMT_BENCH_PG`` (default ``postgresql://postgres@127.0.0.1:5432/postgres``,
 where a database ``sixnimmt_bench_<pid>`` is created and dropped) and Redis at
 ``SIXNIMMT_BENCH_REDIS`` (default ``redis://127.0.0.1:6379``; a numbered database is borrowed
@@ -232,13 +248,13 @@ def _app_on(broker_url: str) -> Iterator[Any]:
             os.environ["SIXNIMMT_BROKER_URL"] = previous
 
 
-def celery_hands_per_s(engine: Any, sizes: tuple[int, int]) -> float:
+def celery_hands_per_s(engine: Any, sizes: tuple[int, int], tag: str = "") -> float:
     """``run_celery`` with the workers running: (hands₂ − hands₁) / (t₂ − t₁)."""
     from workers import league as leagues
 
     times, hands = [], []
     for deals in sizes:
-        league = _league(engine, f"celery{deals}", deals)
+        league = _league(engine, f"celery{tag}{deals}", deals)
         start = time.perf_counter()
         leagues.run_celery(engine, league, poll_s=0.02, timeout_s=600)
         times.append(time.perf_counter() - start)
@@ -304,12 +320,84 @@ def claim_store_ms(engine: Any, blocks: int) -> float:
     return statistics.median(overheads)
 
 
+def warm_overhead_ms(blocks: int) -> float:
+    """Median of ``play_block`` on warm bots minus the time from CreateMatches to the last result."""
+    from arena.remote import RefereeClient
+    from workers.execute import play_block
+    from workers.store import repo
+    from workers.store.engine import make_engine
+    from workers.store.migrate import upgrade
+    from workers.warm import WarmPool
+
+    inside: list[float] = []
+    create, result = RefereeClient.create_matches, RefereeClient.result
+    marks: dict[str, float] = {}
+
+    def timed_create(self: Any, *args: Any, **kwargs: Any) -> Any:
+        marks["start"] = time.perf_counter()
+        return create(self, *args, **kwargs)
+
+    def timed_result(self: Any, *args: Any, **kwargs: Any) -> Any:
+        value = result(self, *args, **kwargs)
+        marks["end"] = time.perf_counter()
+        return value
+
+    with tempfile.TemporaryDirectory(prefix="sixnimmt-bench-") as tmp:
+        engine = make_engine(f"sqlite:///{tmp}/warm.db")
+        pool = WarmPool()
+        try:
+            upgrade(engine)
+            league = _league(engine, "warm", blocks + 1)
+            todo = repo.blocks_of(engine, league.id)
+            assert play_block(engine, todo[0].id, warm=pool).status == "stored"  # the bots start here
+            RefereeClient.create_matches = timed_create  # type: ignore[method-assign]
+            RefereeClient.result = timed_result  # type: ignore[method-assign]
+            overheads = []
+            for block in todo[1:]:
+                start = time.perf_counter()
+                assert play_block(engine, block.id, warm=pool).status == "stored"
+                total = time.perf_counter() - start
+                # CreateMatches' own round trip is overhead too: its reply time is inside "start".
+                inside.append(marks["end"] - marks["start"])
+                overheads.append((total - inside[-1]) * 1000)
+            assert pool.started == len(BOTS), pool.started
+        finally:
+            RefereeClient.create_matches = create  # type: ignore[method-assign]
+            RefereeClient.result = result  # type: ignore[method-assign]
+            pool.close()
+            engine.dispose()
+    return statistics.median(overheads)
+
+
+def make_run_s(deals: int) -> float:
+    """Wall time of ``make run`` (installed venv) on a fresh store in a temporary directory."""
+    with tempfile.TemporaryDirectory(prefix="sixnimmt-bench-run-") as tmp:
+        env = {**os.environ, "SIXNIMMT_DATABASE_URL": f"sqlite:///{tmp}/run.db"}
+        env.pop("SIXNIMMT_BROKER_URL", None)
+        start = time.perf_counter()
+        done = subprocess.run(
+            ["make", "-s", "run", "LEAGUE=bench-run", f"LEAGUE_DEALS={deals}"],
+            cwd=PROJECT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"make run failed ({done.returncode}): {done.stderr[-2000:]}")
+    return elapsed
+
+
 def run(quick: bool) -> Iterator[dict[str, Any]]:
     local_sizes = (2, 6) if quick else (4, 24)
     celery_sizes = (2, 6) if quick else (4, 24)
     samples = 3 if quick else 10
     local = local_hands_per_s(local_sizes)
     yield {"name": "league.local.hands_per_s", "value": round(local, 2), "unit": "hands/s"}
+    warm = warm_overhead_ms(samples)
+    yield {"name": "league.warm.block_overhead_ms", "value": round(warm, 1), "unit": "ms"}
+    made = make_run_s(1 if quick else 2)
+    yield {"name": "run.make_run_s", "value": round(made, 1), "unit": "s"}
 
     from workers.store.engine import make_engine
     from workers.store.migrate import upgrade
@@ -320,10 +408,22 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
             engine = make_engine(url)
             try:
                 upgrade(engine)
-                with _app_on(broker), _workers(2, url, broker, logs):
-                    celery = celery_hands_per_s(engine, celery_sizes)
-                    yield {"name": "league.celery.hands_per_s", "value": round(celery, 2), "unit": "hands/s"}
-                    dispatch = dispatch_ms(engine, samples)
+                with _app_on(broker):
+                    with _workers(1, url, broker, logs):
+                        one = celery_hands_per_s(engine, celery_sizes, "1w")
+                    with _workers(2, url, broker, logs):
+                        celery = celery_hands_per_s(engine, celery_sizes)
+                        yield {
+                            "name": "league.celery.hands_per_s",
+                            "value": round(celery, 2),
+                            "unit": "hands/s",
+                        }
+                        yield {
+                            "name": "league.celery.scaling_2w",
+                            "value": round(celery / one, 2),
+                            "unit": "ratio",
+                        }
+                        dispatch = dispatch_ms(engine, samples)
                 claim_store = claim_store_ms(engine, samples)
             finally:
                 engine.dispose()

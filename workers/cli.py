@@ -73,6 +73,12 @@ def register(sub: Any) -> None:
     from workers import formats_cli
 
     formats_cli.add_create_arguments(p)
+    p.add_argument(
+        "--fresh-processes",
+        action="store_true",
+        help="start every block's bots afresh, so no bot carries memory from block to block"
+        " (default: warm processes a worker keeps; see docs/league.md#warm-bots)",
+    )
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_guard(cmd_create, lazy=True))
@@ -279,6 +285,7 @@ def cmd_create(args: argparse.Namespace, store: _Store) -> int:
         seed=args.seed,
         fmt=args.format,
         stopping=stopping,
+        fresh_processes=args.fresh_processes,
         **options,
     )
     engine = store.writer()
@@ -295,6 +302,7 @@ def cmd_create(args: argparse.Namespace, store: _Store) -> int:
         "store": describe(engine),
         "blocks": len(blocks),
         "matches": len(blocks) * created.table_size,
+        "fresh_processes": created.fresh_processes,
     }
     if stopping is not None:
         info["stopping"] = stopping

@@ -37,6 +37,7 @@ class Planned:
     entrants: tuple[entrants.Entrant, ...]
     blocks: tuple[Block, ...]
     stopping: Mapping[str, Any] | None
+    fresh_processes: bool = False
 
 
 def create(engine: Engine, name: str, refs: Sequence[str], **options: Any) -> repo.League:
@@ -56,13 +57,19 @@ def prepare(
     seed: int = 1,
     fmt: str = "round-robin",
     stopping: Mapping[str, Any] | None = None,
+    fresh_processes: bool = False,
+    per_bot: int | None = None,
+    tables: int | None = None,
 ) -> Planned:
     """Check and plan a league, storing nothing (``engine`` ``None``: there is no store yet).
 
     ``refs`` name the entrants (:mod:`workers.entrants`: stored bots, reference bots, files,
     ``NAME*N``); bot files are checked last, after everything cheaper. With an adaptive
     ``stopping`` rule (:mod:`workers.adaptive`) only the balanced first round is planned here
-    (``deals`` is then ignored); the run loops add the next rounds.
+    (``deals`` is then ignored); the run loops add the next rounds. A sampled league takes its
+    size as ``per_bot`` (tables per entrant) or ``tables`` (:mod:`workers.formats`); a ladder
+    (``fmt`` ``ladder``) its settings as ``stopping`` (:func:`workers.ladder.rule`, defaults if
+    ``None``) and plans its placement round here.
     """
     repo.check_name("league", name)
     canonical = find_variant(variant).name
@@ -72,14 +79,35 @@ def prepare(
         must_be_free(engine, name)
     found = entrants.find(engine, refs, canonical)
     count = len(found.entrants)
-    if stopping is not None:
+    if fmt == "ladder":
+        from workers import ladder
+
+        stopping = (ladder.LadderRule.from_json(stopping) if stopping else ladder.rule()).to_json()
+        blocks = ladder.first_round(count, table_size, seed, ladder.LadderRule.from_json(stopping))
+        deals = 1
+    elif stopping is not None:
         blocks = _first_round(stopping, fmt, count, table_size, seed)
         deals = 1
+    elif fmt == "sampled":
+        from workers.formats import tables_per_bot
+
+        per_bot = tables_per_bot(count, table_size, per_bot, tables)
+        blocks = plan_league(fmt, count, table_size, deals, seed, per_bot=per_bot)
     else:
         blocks = plan_league(fmt, count, table_size, deals, seed)
     entrants.check(found)  # the bot files, last: it is the slow part
     return Planned(
-        name, canonical, settings, seed, fmt, table_size, deals, found.entrants, tuple(blocks), stopping
+        name,
+        canonical,
+        settings,
+        seed,
+        fmt,
+        table_size,
+        deals,
+        found.entrants,
+        tuple(blocks),
+        stopping,
+        fresh_processes,
     )
 
 
@@ -97,6 +125,7 @@ def store(engine: Engine, planned: Planned) -> repo.League:
         entrants=planned.entrants,
         planned=[(b.number, b.seed, b.entrants) for b in planned.blocks],
         stopping=planned.stopping,
+        fresh_processes=planned.fresh_processes,
     )
     return repo.find_league(engine, planned.name)
 
@@ -152,6 +181,11 @@ def _stop_playing(signum: int, frame: Any) -> None:
     from workers.lease import ProcessGroup
 
     ProcessGroup.kill_all()  # the block ends at once; its directories go on the way out
+    from workers import warm
+
+    pool = warm.current()
+    if pool is not None:
+        pool.abandon()  # its bots are killed already; its directory goes now
     raise SystemExit(128 + signum)
 
 
@@ -180,12 +214,20 @@ def plan_next_round(engine: Engine, league: repo.League) -> int | None:
     """
     if not league.stopping:
         return 0
+    league = repo.league_by_id(engine, league.id)  # a ladder's entrants and settings change as it runs
     stored = repo.blocks_of(engine, league.id)
     if any(b.status != "done" for b in stored):
         return None
     planned = [Block(b.number, b.entrants, b.seed) for b in stored]
     new = rounds.next_blocks(league, repo.league_results(engine, league.id), planned)
-    repo.add_blocks(engine, league.id, [(b.number, b.seed, b.entrants) for b in new])
+    try:
+        repo.add_blocks(engine, league.id, [(b.number, b.seed, b.entrants) for b in new])
+    except repo.ConflictError:
+        if league.format != "ladder":
+            raise
+        # Another runner stored this round for other entrants (a ``league add`` came in between
+        # the two reads): its round stands, the newcomer is the next round's.
+        return max(1, len(repo.claimable_blocks(engine, league.id)))
     return len(new)
 
 

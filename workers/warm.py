@@ -227,6 +227,14 @@ class WarmPool:
             with contextlib.suppress(Exception):
                 bot.process.kill()
 
+    def abandon(self) -> None:
+        """Kill every process and remove the pool's directory now (this process is being stopped)."""
+        for bot in list(self.bots):
+            with contextlib.suppress(Exception):
+                bot.process.kill()
+        self.bots = []
+        shutil.rmtree(self.root, ignore_errors=True)
+
     def close(self) -> None:
         """Retire every process, stop the referee, remove the pool's directory."""
         with self._lock:

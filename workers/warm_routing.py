@@ -5,7 +5,9 @@ After every block a worker's pool process writes which bot versions it now holds
 Redis set, ``sixnimmt-warm:<worker>``, that lives for ``SIXNIMMT_WARM_ROUTE_S`` seconds; the
 worker's main process (its reconciliation loop) keeps it alive while the worker runs. To send a
 block, :func:`queue_for` picks the live worker whose set holds the most of the block's bot
-versions, and the shared queue when none holds any. A worker that dies stops renewing its set:
+versions (the shorter queue among equals), and the shared queue when none holds any or each
+such worker has :data:`DEPTH` blocks waiting already (so that a league of the same few bots
+keeps every worker busy). A worker that dies stops renewing its set:
 once the set is gone, new blocks go elsewhere, and the blocks waiting in its own queue are no
 longer counted as queued (:func:`queues`), so the reconciliation sends them again to a live one.
 """
@@ -22,6 +24,8 @@ log = logging.getLogger(__name__)
 
 SHARED = "sixnimmt-blocks"
 """The queue every worker consumes (``workers.app``'s default)."""
+DEPTH = 2
+"""Blocks that may wait in one worker's own queue; more go to the shared queue."""
 KEY = "sixnimmt-warm:"
 """Prefix of each worker's set of warm bot versions (SHA-256 of their artifacts)."""
 
@@ -93,15 +97,19 @@ def queue_for(versions: Iterable[str], *, broker_url: str | None = None) -> str:
     wanted = set(versions)
     try:
         workers = live_workers(client)
+        held = {w: len(bots & wanted) for w, bots in workers.items() if bots & wanted}
+        waiting = {w: int(client.llen(worker_queue(w))) for w in held}
     except Exception as exc:
         log.debug("cannot read the warm bots: %s", exc)
         return SHARED
     finally:
         client.close()
-    best = max(sorted(workers), key=lambda w: len(workers[w] & wanted), default=None)
-    if best is None or not workers[best] & wanted:
+    # The most of the block's bots warm, then the shortest queue; a worker that has DEPTH blocks
+    # waiting already gets no more: the shared queue keeps every other worker busy meanwhile.
+    ready = [w for w in sorted(held) if waiting[w] < DEPTH]
+    if not ready:
         return SHARED
-    return worker_queue(best)
+    return worker_queue(max(ready, key=lambda w: (held[w], -waiting[w])))
 
 
 def queues(broker_url: str) -> list[str]:

@@ -80,7 +80,8 @@ def test_a_started_league_finishes_alone_even_when_the_broker_loses_its_messages
 ) -> None:
     env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": redis_url, **FAST}
     league = leagues.create(
-        engine, "alone", BOTS, config={"hands": 2, "target": None}, table_size=TABLE, deals=6, seed=9
+        # Hands enough that blocks wait in the queue while one plays, warm bots and all.
+        engine, "alone", BOTS, config={"hands": 20, "target": None}, table_size=TABLE, deals=6, seed=9
     )
     started = _cli("league", "start", "alone", env=env)
     out, err = started.communicate(timeout=60)

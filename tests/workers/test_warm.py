@@ -6,6 +6,10 @@ where a block plays them) connected to the pool's own referee with standing toke
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -178,7 +182,7 @@ def test_a_warm_bot_that_crashes_is_replaced_and_its_seats_carry_its_exit(engine
         pool.close()
     results = repo.league_results(engine, league.id)
     crashed = {r["block"] for r in results if r["position"] == 0 and r["faults"]}
-    assert crashed == {sorted({r['block'] for r in results})[2]}, results
+    assert crashed == {sorted({r["block"] for r in results})[2]}, results
     with engine.connect() as conn:
         details = [
             row.fault_detail
@@ -188,3 +192,61 @@ def test_a_warm_bot_that_crashes_is_replaced_and_its_seats_carry_its_exit(engine
             if row.fault_detail
         ]
     assert details and all('"status": 9' in d for d in details), details
+
+
+def test_a_league_with_fresh_processes_never_plays_on_warm_bots(engine: Engine, plain_pool: WarmPool) -> None:
+    bots = ["random", "heuristic", "lowest", "highest"]
+    fresh = leagues.create(engine, "fresh", bots, config=ONE_HAND, deals=2, fresh_processes=True)
+    assert repo.find_league(engine, "fresh").fresh_processes
+    warm_league = leagues.create(engine, "warm", bots, config=ONE_HAND, deals=2)
+    assert not warm_league.fresh_processes
+    for block in repo.blocks_of(engine, fresh.id):
+        assert play_block(engine, block.id, warm=plain_pool).status == "stored"
+    assert (plain_pool.started, plain_pool.bots) == (0, [])
+    for block in repo.blocks_of(engine, warm_league.id):
+        assert play_block(engine, block.id, warm=plain_pool).status == "stored"
+    assert plain_pool.started == 4
+
+
+def test_league_create_takes_fresh_processes(tmp_path: Path) -> None:
+    env = {**os.environ, "SIXNIMMT_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
+    shown = {}
+    for name, extra in (("fresh", ["--fresh-processes"]), ("warm", [])):
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bot_sdk.cli",
+                "league",
+                "create",
+                name,
+                "--bots",
+                "random*4",
+                "--json",
+                *extra,
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        ).stdout
+        shown[name] = json.loads(out)["fresh_processes"]
+    assert shown == {"fresh": True, "warm": False}
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bot_sdk.cli",
+            "league",
+            "create",
+            "x",
+            "--bots",
+            "random*4",
+            "--fresh-processes=no",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert bad.returncode == 2
+    assert "--fresh-processes" in bad.stderr.strip().splitlines()[-1]

@@ -253,6 +253,8 @@ class League:
     stopping: dict[str, Any] | None = None
     """How a league that adds deals as it goes decides its next ones (``workers.rounds``); ``None``:
     a fixed plan."""
+    fresh_processes: bool = False
+    """Every block starts its own bot processes (``league create --fresh-processes``), none warm."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +291,7 @@ def create_league(
     entrants: Sequence[BotVersion | NewVersion],
     planned: Iterable[tuple[int, int, Sequence[int]]],
     stopping: Mapping[str, Any] | None = None,
+    fresh_processes: bool = False,
 ) -> int:
     """Store a league with its entrants and planned blocks ``(number, seed, entrants)``: all or nothing.
 
@@ -318,6 +321,7 @@ def create_league(
                     deals=deals,
                     seat_key=os.urandom(32),
                     stopping=None if stopping is None else dict(stopping),
+                    fresh_processes=fresh_processes,
                 )
                 .returning(leagues.c.id)
             ).scalar_one()
@@ -452,6 +456,7 @@ def find_league(engine: Engine, name: str) -> League:
         tuple(_version(v, v.name) for v in versions),
         bytes(row.seat_key),
         None if row.stopping is None else dict(row.stopping),
+        bool(row.fresh_processes),
     )
 
 

@@ -85,6 +85,8 @@ leagues = Table(
     Column("seat_key", LargeBinary, nullable=False),
     # JSON for leagues that add deals as they go (adaptive leagues, SPRT tests); NULL: a fixed plan.
     Column("stopping", JSON),
+    # Every block starts its bots afresh instead of on a worker's warm processes (workers.warm).
+    Column("fresh_processes", Boolean, nullable=False, server_default="0"),
     # Handed to the workers (``league start``): reconciliation keeps it going until it is finished.
     Column("started_at", DateTime(timezone=True)),
     Column("finished_at", DateTime(timezone=True)),
