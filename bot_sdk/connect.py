@@ -24,8 +24,9 @@ from typing import Any
 import grpc
 
 from bot_sdk.bot import Bot
-from bot_sdk.runner import CHANNEL_OPTIONS, RunSummary, _handle
+from bot_sdk.runner import CHANNEL_OPTIONS, RunSummary, _handle, takes_events
 from referee import wire
+from referee.settings import load as load_settings
 from sixnimmt.v1 import referee_pb2, referee_pb2_grpc
 
 FIRST_RETRY_S = 1.0
@@ -115,6 +116,7 @@ def connect(
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)  # Ctrl-C: a goodbye too, not a broken stream
     failures = 0
     delay = FIRST_RETRY_S
     try:
@@ -168,6 +170,8 @@ def _session(
     hello.hello.token = key
     hello.hello.name = name
     hello.hello.protocol = wire.PROTOCOL_VERSION
+    hello.hello.events = takes_events(factory, load_settings().bot_events)  # as bot run does
+    hello.hello.table_once = True
     outgoing.put(hello)
 
     def requests() -> Iterator[referee_pb2.BotMessage]:

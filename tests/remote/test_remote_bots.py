@@ -260,3 +260,30 @@ def test_bad_tls_files_stop_the_referee_in_one_line(tmp_path: Path) -> None:
     )
     with pytest.raises(ValueError, match=r"cannot read .*b\.pem: No such file or directory"):
         tls_credentials(settings)
+
+
+def test_bot_connect_imports_nothing_of_the_server_extra(tmp_path: Path) -> None:
+    """What a bot author installs (the SDK) is enough: connecting imports no library of the server
+    extra, down to its one line about an unreachable server. (The command line's root loads the
+    league's commands when the server extra is installed, as here; without it they are stand-ins
+    that import nothing: tests/sdk/test_sdk_only.py.)"""
+    port = free_port()
+    code = (
+        "import json, sys\n"
+        "from bot_sdk.connect import ConnectError, connect\n"
+        "from bot_sdk.loader import load_bot\n"
+        "try:\n"
+        f"    connect(load_bot('random'), server='127.0.0.1:{port}', key='snk_a_b', retries=0, say=print)\n"
+        "except ConnectError as exc:\n"
+        "    print(exc)\n"
+        "server = {'sqlalchemy', 'alembic', 'celery', 'kombu', 'starlette', 'uvicorn', 'psycopg', 'numpy'}\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & server)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    lines = done.stdout.strip().splitlines()
+    assert json.loads(lines[-1]) == [], done.stderr
+    assert lines[-2].startswith(f"cannot reach 127.0.0.1:{port}") and lines[-2].endswith(
+        "gave up after 0 retries"
+    )
