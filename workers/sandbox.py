@@ -53,8 +53,9 @@ SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 KEPT_FROM_CALLER = ("SIXNIMMT_REFEREE", "SIXNIMMT_TOKEN")
 REFEREE_SOCKET = "/referee.sock"
 """Where the bot finds the referee's socket inside its root (short: no socket path limit to mind)."""
-PROJECT_PACKAGES = ("bot_sdk", "referee", "sixnimmt")
-"""The project's packages a bot process imports (the SDK runner, the wire, the generated code);
+PROJECT_PACKAGES = ("bot_sdk", "referee", "sixnimmt", "envs")
+"""The project's packages a bot process imports (the SDK runner, the wire, the generated code, and
+the RL environments' encodings, which a trained policy bot reads its view through: docs/envs.md);
 with them, the package of every installed game (the ``sixnimmt.games`` entry points)."""
 SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 """Top-level directories that are links into /usr on merged-/usr systems, bound when they are not."""

@@ -102,3 +102,13 @@ def test_the_training_script_saves_where_it_is_told_and_refuses_bad_options(tmp_
         )
         assert run.returncode == 2 and message in run.stderr
         assert run.stderr.strip().splitlines()[-1].startswith("train.py: error:")
+
+
+@pytest.mark.slow
+def test_the_policy_bot_submitted_as_its_directory_passes_its_check_in_the_sandbox(tmp_path: Path) -> None:
+    """`bot submit` checks a bot in the league's sandbox, which binds ``envs`` for policy bots."""
+    result = sixnimmt(
+        tmp_path, "bot", "submit", str(EXAMPLE), "--entry", "policy_bot.py", "--name", "policy", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "policy" in result.stdout
