@@ -49,10 +49,18 @@ def register_view(sub: Any) -> None:
         metavar="FILE",
         help="transcript files (play / bot play --transcripts DIR), or directories of them",
     )
-    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--port", type=port, default=0, help="port on 127.0.0.1 (default: a free one)")
     p.add_argument("--no-open", action="store_true", help="print the URL, do not open a browser")
     p.add_argument("--json", action="store_true", help="print the URL and the games loaded as JSON")
     p.set_defaults(func=cmd_view)
+
+
+def port(text: str) -> int:
+    """A TCP port number, 0 (any free port) to 65535."""
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {value}")
+    return value
 
 
 def cmd_view(args: argparse.Namespace) -> int:

@@ -248,16 +248,22 @@ def serve(viewer: Viewer, host: str = "127.0.0.1", port: int = 0) -> ThreadingHT
     """A server for ``viewer`` listening on ``host:port`` (0: a free port); call its
     ``serve_forever``."""
 
+    hosts: set[str] = set()  # the names this server answers to, once it has its port
+
     class Handler(BaseHTTPRequestHandler):
         server_version = "sixnimmt-view"
 
         def do_GET(self) -> None:
+            api = self.path.startswith("/api/")
             try:
-                status, kind, body, headers = viewer.answer(self.path)
+                if self.headers.get("Host") not in hosts:
+                    # Another name for 127.0.0.1 (DNS rebinding): a web page must not read the games.
+                    status, kind, body, headers = viewer.error(api, 400, "Bad request", "unknown host")
+                else:
+                    status, kind, body, headers = viewer.answer(self.path)
             except Exception as exc:  # a bug: the page says so in one line, the server goes on
                 print(f"sixnimmt view: {self.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
                 failed = "the viewer failed to answer; the error is in its output"
-                api = self.path.startswith("/api/")
                 status, kind, body, headers = viewer.error(api, 500, "Error", failed)
             self.send_response(status)
             self.send_header("Content-Type", kind)
@@ -273,7 +279,9 @@ def serve(viewer: Viewer, host: str = "127.0.0.1", port: int = 0) -> ThreadingHT
         def log_message(self, format: str, *args: Any) -> None:  # quiet: the URL is all it says
             pass
 
-    return ThreadingHTTPServer((host, port), Handler)
+    server = ThreadingHTTPServer((host, port), Handler)
+    hosts.update({f"{host}:{server.server_port}", f"localhost:{server.server_port}"})
+    return server
 
 
 def cmd_view(args: Any, opener: Callable[[str], bool] = webbrowser.open) -> int:

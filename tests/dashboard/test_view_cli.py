@@ -111,7 +111,11 @@ def test_bad_files_are_one_line_and_status_2(game_file: Path, tmp_path: Path) ->
     assert "holds no transcript" in one_line_error(sixnimmt("view", "--no-open", str(empty)))
 
 
-def test_a_port_in_use_is_one_line(game_file: Path) -> None:
+def test_a_port_in_use_or_out_of_range_is_one_line(game_file: Path) -> None:
+    for bad in ("70000", "-1", "http"):
+        result = sixnimmt("view", "--no-open", "--port", bad, str(game_file))
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert "argument --port" in result.stderr.strip().splitlines()[-1]
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -179,6 +183,10 @@ def test_it_serves_prints_json_opens_a_browser_and_stops_on_ctrl_c(game_file: Pa
             assert "script-src 'self'" in response.headers["content-security-policy"]
         assert 'id="step">2<' in page and 'aria-current="page">seat 1:' in page
         assert '<a id="prev-game" href="/games/0">' in page and "next-game" not in page
+        elsewhere = urllib.request.Request(f"{url}api/games", headers={"Host": "attacker.example:80"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(elsewhere, timeout=10)
+        assert refused.value.code == 400  # a page of another site, its name rebound to 127.0.0.1
         with urllib.request.urlopen(f"{url}api/games/0/transcript", timeout=10) as response:
             assert json.loads(response.read())["steps"] == transcript["steps"]
         _wait_for(lambda: opened.exists(), "the browser to be opened")
