@@ -475,17 +475,19 @@ def play_remote(
     # A command bot's program that ends before its games do (it exits at once, it crashes) stops
     # the run with one line, rather than leaving its seats to time out game after game.
     watched = {entrant: processes[entrant] for entrant in processes if command.is_command(specs[entrant])}
+    grace = 0.0  # a run that stops early has nothing left for its bots to finish
     try:
         results = []
         for match_id in ids:
             results.append(_wait_result(client, match_id, watched, plans, ids))
             if progress:
                 progress(1)
+        grace = 10.0
         return RemoteRun(results, exit_codes, exits)
     finally:
         for entrant, process in processes.items():
             try:
-                exit_codes[entrant] = process.wait(10)
+                exit_codes[entrant] = process.wait(grace)
                 exits[entrant] = process.exit()
             except subprocess.TimeoutExpired:
                 process.kill()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -55,11 +56,11 @@ def bot_dir(tmp_path: Path, name: str, toml: str, files: dict[str, str] | None =
 
 @pytest.mark.slow
 def test_the_node_bot_passes_bot_check_by_its_directory_and_by_cmd(node_bot: Path, tmp_path: Path) -> None:
-    by_dir = sixnimmt(PROJECT, "bot", "check", str(node_bot), "--games", "8", *FAST, "--json")
+    by_dir = sixnimmt(PROJECT, "bot", "check", str(node_bot), "--games", "6", *FAST, "--json")
     assert by_dir.returncode == 0, by_dir.stderr
     report = json.loads(by_dir.stdout)
-    assert report["ok"] and report["games"] == 8 and report["faults"] == {}
-    assert report["exit"]["status"] == 0 and "node_bot: 8 games" in report["exit"]["stderr"]
+    assert report["ok"] and report["games"] == 6 and report["faults"] == {}
+    assert report["exit"]["status"] == 0 and "node_bot: 6 games" in report["exit"]["stderr"]
     # --cmd runs in the current directory: the bundle by its path, and the unbundled source too.
     for command in ("node examples/node_bot/dist/bot.js", "node examples/node_bot/bot.js"):
         by_cmd = sixnimmt(PROJECT, "bot", "check", "--cmd", command, "--games", "4", *FAST, "--json")
@@ -131,24 +132,33 @@ def test_bot_and_cmd_are_one_or_the_other(tmp_path: Path) -> None:
         assert done.returncode == 2 and "name" in one_line(done.stderr) and "--cmd" in done.stderr
 
 
-@pytest.mark.parametrize(
-    ("toml", "said"),
-    [
-        ('command = ["node", "bot.js"\n', "is not valid TOML"),
-        ("command = 3\n", "must name the bot's program"),
-        ("command = []\n", "the command is empty"),
-        ('name = "x"\n', "must name the bot's program"),
-        ('command = "node bot.js"\nversion = 2\n', "unknown key 'version'"),
-        ('command = "node \'bot.js"\n', "cannot split the command"),
-    ],
-)
-def test_a_malformed_bot_toml_is_one_line_and_stores_nothing(tmp_path: Path, toml: str, said: str) -> None:
+MALFORMED = [
+    ('command = ["node", "bot.js"\n', "is not valid TOML"),
+    ("command = 3\n", "must name the bot's program"),
+    ("command = []\n", "the command is empty"),
+    ('name = "x"\n', "must name the bot's program"),
+    ('command = "node bot.js"\nversion = 2\n', "unknown key 'version'"),
+    ('command = "node \'bot.js"\n', "cannot split the command"),
+]
+
+
+def test_a_malformed_bot_toml_is_one_line(tmp_path: Path) -> None:
+    from bot_sdk.command import CommandError, parse
+
+    for number, (toml, said) in enumerate(MALFORMED):
+        directory = bot_dir(tmp_path, f"broken{number}", toml)
+        with pytest.raises(CommandError, match=re.escape(said)):
+            parse(str(directory))
+    checked = sixnimmt(tmp_path, "bot", "check", str(tmp_path / "broken0"))
+    assert checked.returncode == 2 and MALFORMED[0][1] in one_line(checked.stderr)
+
+
+@pytest.mark.parametrize(("toml", "said"), [MALFORMED[0], MALFORMED[4]])
+def test_a_malformed_bot_toml_stores_nothing(tmp_path: Path, toml: str, said: str) -> None:
     directory = bot_dir(tmp_path, "broken", toml)
-    checked = sixnimmt(tmp_path, "bot", "check", str(directory))
-    assert checked.returncode == 2 and said in one_line(checked.stderr)
     created = sixnimmt(tmp_path, "league", "create", "x", "--bots", f"{directory},random", "--table", "2")
     assert created.returncode == 2 and said in one_line(created.stderr)
-    assert not default_store(tmp_path).exists() or _nothing_stored(default_store(tmp_path))
+    assert _nothing_stored(default_store(tmp_path))
 
 
 def test_a_program_that_exits_at_once_is_one_line(tmp_path: Path) -> None:
