@@ -216,6 +216,28 @@ class RemoteHub:
         remotes.append(remote)
         return remote.standing
 
+    def released(self, standing: object) -> None:
+        """A connection ended: its games left go to another open connection of the same key.
+
+        A bot that reconnects before the referee notices its old connection broke is on a new
+        standing connection already; without this its games would wait for a connection that
+        never comes back. With no other connection they wait for the key's next one (:meth:`admit`).
+        """
+        for remotes in self.remotes.values():
+            old = next((r for r in remotes if r.standing is standing), None)
+            if old is None:
+                continue
+            if old.connected or not old.standing.live:
+                return
+            heir = next((r for r in remotes if r.connected and r.key_id == old.key_id), None)
+            if heir is None:
+                return
+            for link in list(old.standing.joined):
+                if link.live:
+                    old.standing.joined.remove(link)
+                    heir.standing.join(link)
+            return
+
     # -- bookkeeping --------------------------------------------------------------------------
 
     def _matches(self, key_id: str) -> int:

@@ -325,6 +325,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                     )
                 else:
                     link.detach(FaultKind.DISCONNECT, "the stream ended")
+            self.remote.released(link)
             self.state.release(link)
 
     async def _read(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from remotekit import Site, start_referee
 from testkit import free_port, sixnimmt, wait_for
 
 from arena.remote import MatchPlan, RemoteError, play_remote
+from referee.faults import FaultKind
 
 SHORT = {"players": 2, "hands": 1, "target": None}
 ONE_HAND = ("-o", "hands=1", "-o", "target=None")
@@ -287,3 +289,57 @@ def test_bot_connect_imports_nothing_of_the_server_extra(tmp_path: Path) -> None
     assert lines[-2].startswith(f"cannot reach 127.0.0.1:{port}") and lines[-2].endswith(
         "gave up after 0 retries"
     )
+
+
+def test_a_remote_bot_that_comes_late_or_reconnects_takes_up_its_games(site: Site) -> None:
+    """Seats created while the bot is away wait for it (remote_wait); a bot killed mid-game
+    connects again with its key and plays the rest: only its lost connection is a fault. (A seat
+    whose bot is away is defaulted at once, so both bots are slow: the game lasts.)"""
+    key = site.account("gina")
+    slow = str(Path(__file__).parent / "bots" / "slow.py")
+    client = site.admin()
+    try:
+        config = {"players": 2, "hands": 3, "target": None}
+        ids, tokens = client.create_matches(
+            "classic",
+            config,
+            [MatchPlan(("x", "house"), 3)],
+            connect_ms=60_000,
+            remote={"x": "gina"},
+            remote_wait=True,
+        )
+        assert list(tokens) == ["house"]  # the remote entrant gets no token
+        house = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bot_sdk.run",
+                slow,
+                "--referee",
+                site.referee.socket,
+                "--token",
+                tokens["house"],
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        first = site.connect(key, "--server", site.referee.public, bot=slow)
+        assert "taking up 1 seats" in first.wait_line("connected to")  # the seat that waited for it
+        wait_for(lambda: client.result(ids[0], wait=False).status == "running", 30, "the match to start")
+        time.sleep(1.5)  # a few decisions of 0.25 s each, of 30
+        first.process.kill()  # no goodbye: a crash, mid-game
+        first.ended()
+        second = site.connect(key, "--server", site.referee.public, bot=slow)
+        second.wait_line("connected to")
+        result = client.result(ids[0], wait=True, timeout=120)
+        house.wait(30)
+    finally:
+        client.close()
+    assert result.status == "finished"
+    gina = next(s for s in result.seats if s.entrant == "x")
+    assert gina.faults.get(FaultKind.CRASH) == 1, gina.faults
+    assert gina.decisions > 0 and gina.defaulted > 0
+    second.process.terminate()
+    assert second.ended() == 0
+    # The game ended on the second connection: it played the rest.
+    assert "1 games over 1 connections" in second.process.stdout.read()  # type: ignore[union-attr]
