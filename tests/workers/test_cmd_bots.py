@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -287,3 +288,38 @@ def test_bot_run_runs_a_command_bot_against_a_referee_of_ones_own(node_bot: Path
             assert "node_bot: 1 games" in ran.stderr and other.wait(30) == 0
             match = client.result(match_id)
             assert match.status == "finished" and [s.faults for s in match.seats] == [{}, {}]
+
+
+# -- the Node install is part of the test setup ------------------------------------------------------
+
+
+def make(*args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``make -s ARGS`` in the project without reinstalling the venv; ``path``: its PATH."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")}
+    if path is not None:
+        env["PATH"] = path
+    make_bin = shutil.which("make")
+    assert make_bin is not None, "make is not installed"
+    return subprocess.run(
+        [make_bin, "-s", "-C", str(PROJECT), "-o", ".venv/.installed", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_make_test_installs_the_node_bot_before_the_tests() -> None:
+    # -W: as if the lock file had changed, so the plan shows the install even when it is done.
+    planned = make("-n", "-W", "examples/node_bot/package-lock.json", "test")
+    assert planned.returncode == 0, planned.stderr
+    lines = planned.stdout.splitlines()
+    tests = next(n for n, line in enumerate(lines) if "-m pytest" in line)
+    install = next(n for n, line in enumerate(lines) if "npm ci" in line)
+    assert install < tests and "npm run --silent build" in lines[install]
+
+
+def test_without_node_make_says_what_to_install() -> None:
+    done = make("-W", "examples/node_bot/package-lock.json", "node", path="/nonexistent")
+    assert done.returncode != 0
+    assert "needs node and npm" in done.stderr and "apt-get install -y nodejs npm" in done.stderr
