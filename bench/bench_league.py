@@ -24,9 +24,10 @@
       over blocks.
 
 ``league.celery.scaling_2w``
-    ``league.celery.hands_per_s`` with two workers over the same figure with one, both measured in
-    this run (goal >= 1.6): blocks routed to the worker that holds their bots warm, so the two
-    cores play instead of starting bots.
+    Hands per second of one league (24 deals, 6 with ``--quick``) on two workers over the same on
+    one worker, in this run (goal >= 1.6); each after a two-deal warm-up league, so the workers'
+    bots are warm. Blocks go to a worker holding their bots warm (at most two waiting per
+    worker, the rest to the shared queue), so both cores play instead of starting bots.
 ``league.warm.block_overhead_ms``
     A block on a worker process's warm bots, excluding play: the wall time of
     ``workers.execute.play_block`` with a warmed-up ``workers.warm.WarmPool`` (on SQLite, in
@@ -66,7 +67,7 @@ from typing import IO, Any
 from sqlalchemy.engine import make_url
 
 PROJECT = Path(__file__).resolve().parents[1]
-BOTS = ["random", "random", "random", "random"]
+BOTS = ["random*4"]  # one table of four: the reference random bot entered four times
 CONFIG = {"hands": 1, "target": None}
 TABLE = 4
 REDIS_DBS = range(15, 0, -1)
@@ -248,6 +249,18 @@ def _app_on(broker_url: str) -> Iterator[Any]:
             os.environ["SIXNIMMT_BROKER_URL"] = previous
 
 
+def celery_rate(engine: Any, deals: int, tag: str) -> float:
+    """Hands per second of one league of ``deals`` deals after a short warm-up league (the workers'
+    bots start there), both through ``run_celery``: the figure the two-worker ratio is made of."""
+    from workers import league as leagues
+
+    leagues.run_celery(engine, _league(engine, f"warmup{tag}", 2), poll_s=0.02, timeout_s=600)
+    league = _league(engine, f"rate{tag}", deals)
+    start = time.perf_counter()
+    leagues.run_celery(engine, league, poll_s=0.02, timeout_s=600)
+    return _hands(league) / (time.perf_counter() - start)
+
+
 def celery_hands_per_s(engine: Any, sizes: tuple[int, int], tag: str = "") -> float:
     """``run_celery`` with the workers running: (hands₂ − hands₁) / (t₂ − t₁)."""
     from workers import league as leagues
@@ -360,7 +373,7 @@ def warm_overhead_ms(blocks: int) -> float:
                 # CreateMatches' own round trip is overhead too: its reply time is inside "start".
                 inside.append(marks["end"] - marks["start"])
                 overheads.append((total - inside[-1]) * 1000)
-            assert pool.started == len(BOTS), pool.started
+            assert pool.started == TABLE, pool.started
         finally:
             RefereeClient.create_matches = create  # type: ignore[method-assign]
             RefereeClient.result = result  # type: ignore[method-assign]
@@ -410,18 +423,19 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
                 upgrade(engine)
                 with _app_on(broker):
                     with _workers(1, url, broker, logs):
-                        one = celery_hands_per_s(engine, celery_sizes, "1w")
+                        one = celery_rate(engine, celery_sizes[1], "1w")
                     with _workers(2, url, broker, logs):
+                        two = celery_rate(engine, celery_sizes[1], "2w")
+                        yield {
+                            "name": "league.celery.scaling_2w",
+                            "value": round(two / one, 2),
+                            "unit": "ratio",
+                        }
                         celery = celery_hands_per_s(engine, celery_sizes)
                         yield {
                             "name": "league.celery.hands_per_s",
                             "value": round(celery, 2),
                             "unit": "hands/s",
-                        }
-                        yield {
-                            "name": "league.celery.scaling_2w",
-                            "value": round(celery / one, 2),
-                            "unit": "ratio",
                         }
                         dispatch = dispatch_ms(engine, samples)
                 claim_store = claim_store_ms(engine, samples)
