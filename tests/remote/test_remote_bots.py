@@ -51,7 +51,7 @@ def test_a_block_waits_for_an_offline_remote_bot_then_records_its_fault(site: Si
     site.ok(
         "league", "create", "late", "--bots", "remote:bob,random", "--table", "2", "--deals", "1", *ONE_HAND
     )
-    env = {**site.env, "SIXNIMMT_REMOTE_WAIT_S": "3"}
+    env = {**site.env, "SIXNIMMT_REMOTE_WAIT_S": "10"}
     run = subprocess.Popen(
         [
             sys.executable,
