@@ -8,6 +8,7 @@ the ladder ends at its budget or when stopped. Bad input is one line and exit st
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -21,6 +22,7 @@ import pytest
 from testkit import sixnimmt as run_cli
 from testkit import wait_for
 
+from arena.tournament import Block
 from workers import ladder
 from workers.store import repo
 from workers.store.engine import make_engine
@@ -211,5 +213,77 @@ def test_a_ladder_takes_a_new_entrant_mid_run_on_celery(
     store = make_engine(pg_url)
     try:
         assert repo.league_phase(store, repo.find_league(store, "lad").id) == "finished"
+    finally:
+        store.dispose()
+
+
+# --- two runners, one round ---------------------------------------------------------------------
+
+
+def store_results(store: Any, league: repo.League) -> None:
+    """Store made-up results for every waiting block of the league (lower position, lower score)."""
+    for block in repo.claimable_blocks(store, league.id):
+        claimed = repo.claim_block(store, block.id, "test")
+        assert claimed is not None
+        played = []
+        for rotation in range(len(block.entrants)):
+            seating = block.entrants[rotation:] + block.entrants[:rotation]
+            seats = [
+                repo.SeatRecord(seat, p, league.entrants[p].id, 3 * p + seat, 0, {}, 0, False, 0)
+                for seat, p in enumerate(seating)
+            ]
+            ranked = sorted(seats, key=lambda s: s.score)
+            seats = [dataclasses.replace(s, rank=ranked.index(s) + 1) for s in seats]
+            played.append(repo.MatchRecordRow(rotation, block.seed, "sha256:x", "finished", seats, {}))
+        assert repo.record_block(store, block.id, played, claim=claimed.claim)
+
+
+def test_a_round_planned_before_an_add_stands_and_the_late_runner_takes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runner A read the ladder before a ``league add``, runner B after: both plan the next round,
+    A stores its round (3 entrants) between B's reads and B's write, and B's round (4 entrants,
+    other seeds under the same numbers) is refused by the store: B stores nothing and reports A's
+    round as the one to play; the newcomer's placement opens the round after."""
+    from workers import league as leagues
+    from workers import rounds
+    from workers.store.migrate import upgrade
+    from workers.submit import reference_version
+
+    store = make_engine(f"sqlite:///{tmp_path / 'race.db'}")
+    try:
+        upgrade(store)
+        made = leagues.create(
+            store, "race", ["random", "lowest", "highest"], table_size=2, deals=1, fmt="ladder",
+            config={"hands": 1, "target": None}, stopping=ladder.rule(placement=2, round_deals=3).to_json(),
+        )  # fmt: skip
+        store_results(store, made)
+        planned = [Block(b.number, b.entrants, b.seed) for b in repo.blocks_of(store, made.id)]
+        round_a = rounds.next_blocks(made, repo.league_results(store, made.id), planned)  # A: 3 entrants
+        repo.add_entrants(store, made.id, [reference_version("classic", "heuristic")])
+        real_results = repo.league_results
+
+        def a_stores_first(engine: Any, league_id: int) -> list[dict[str, Any]]:
+            repo.add_blocks(engine, league_id, [(b.number, b.seed, b.entrants) for b in round_a])
+            return real_results(engine, league_id)
+
+        monkeypatch.setattr(repo, "league_results", a_stores_first)
+        assert leagues.plan_next_round(store, made) == 3, "B: A's round is the one to play"
+        monkeypatch.setattr(repo, "league_results", real_results)
+        stored = [(b.number, b.seed, b.entrants) for b in repo.blocks_of(store, made.id)]
+        assert stored[3:] == [(b.number, b.seed, b.entrants) for b in round_a], "A's round, once"
+        grown = repo.find_league(store, "race")
+        store_results(store, grown)
+        assert leagues.plan_next_round(store, grown) == 2 + 3, "the newcomer's placement, then 3 more"
+        newest = repo.blocks_of(store, made.id)[-5:]
+        assert all(3 in b.entrants for b in newest[:2])
+        assert all(b.seed == ladder._seed(1, 4, b.number) for b in newest)
+        # Not a ladder: a conflict is an error, never swallowed.
+        monkeypatch.setattr(repo, "add_blocks", lambda *a: (_ for _ in ()).throw(repo.ConflictError("x")))
+        adaptive_like = dataclasses.replace(grown, format="round-robin")
+        monkeypatch.setattr(repo, "league_by_id", lambda engine, league_id: adaptive_like)
+        store_results(store, grown)
+        with pytest.raises(repo.ConflictError):
+            leagues.plan_next_round(store, adaptive_like)
     finally:
         store.dispose()
