@@ -7,6 +7,8 @@ import functools
 import itertools
 import math
 import random
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -278,3 +280,135 @@ def test_mc_is_clearly_better_than_heuristic() -> None:
     assert mc.mean <= 5.5
     assert _z(mc, heuristic) > 2
     assert mc.ms_per_decision < 50  # a loose bound: the machine may be busy with other tests
+
+
+# -- the Monte Carlo bot's numpy batch playouts (games.classic.sim.playouts) --------------
+
+
+@pytest.mark.parametrize("cheapest", [1.0, 0.0, 0.5])
+def test_batch_playouts_take_what_the_engine_takes(cheapest: float) -> None:
+    """Seat 0 plays a given card, then the batch greedy policy; the others' cards come in a
+    given order, their low cards take the row the salt says. The engine, given the same cards
+    and rows, gives seat 0 the same bull heads, in every game of one batch."""
+    np = pytest.importorskip("numpy")
+    from games.classic.sim import playouts as batch
+
+    rng = random.Random(11)
+    positions = [_random_position(rng, professional=False) for _ in range(400)]
+    for variant, rows, hands in positions:
+        capacity = variant.config.row_capacity
+        size, others = len(hands[0]), len(hands) - 1
+        orders = [rng.sample(hand, len(hand)) for hand in hands]
+        first = orders[0][0]
+        plays = np.array([[sorted(order[t] for order in orders[1:]) for t in range(size)]], np.int64)
+        salt = rng.random()
+        odds = np.array(take_odds(others, 50, capacity, 104))
+        rest = [c for c in hands[0] if c != first] + [batch.NONE]
+        taken, chosen = batch.playouts(
+            np.array([[row[-1] for row in rows]]),
+            np.array([[len(row) for row in rows]]),
+            np.array([[row_heads(row) for row in rows]]),
+            np.array([rest[: max(size - 1, 1)]], np.int64),
+            np.array([first]),
+            plays,
+            np.array([salt]),
+            capacity=capacity,
+            bulls=np.array(BULLS),
+            odds=odds,
+            cheapest=cheapest,
+        )
+        state = variant.position(rows, hands)
+        for turn in range(size):
+            mine = int(chosen[0, 0, turn])
+            assert turn or mine == first
+            state, _ = variant.apply(state, {0: mine, **{s: orders[s][turn] for s in range(1, len(hands))}})
+            while state.pending and state.pending[0].kind is DecisionKind.ROW:
+                seat = state.pending[0].seat
+                card = state.revealed[state.placed][0]
+                row = variant.default_action(state, state.pending[0])
+                u = (card * 0.6180339887498949 + salt) % 1.0
+                if seat and u >= cheapest:
+                    row = min(int((u - cheapest) / (1.0 - cheapest) * len(rows)), len(rows) - 1)
+                state, _ = variant.apply(state, {seat: row})
+        assert int(taken[0, 0]) == state.scores[0], (rows, hands, orders, salt)
+
+
+def test_batch_playouts_greedy_plays_what_the_python_greedy_plays() -> None:
+    """On any rows and hand, the batch greedy policy's card is the pure-Python one's."""
+    np = pytest.importorskip("numpy")
+    from games.classic.sim import playouts as batch
+
+    rng = random.Random(3)
+    for _ in range(500):
+        _, rows, hands = _random_position(rng, professional=False)
+        capacity = max(len(row) for row in rows) + rng.randint(0, 2)
+        odds = take_odds(len(hands) - 1, 40, capacity, 104)
+        table = _Table.of(rows, BULLS)
+        hand = hands[0]
+        expected = _greedy(list(hand), table.lasts, table.counts, table.heads, capacity, odds)
+        pick = batch._greedy(
+            np.array([hand], np.int64),
+            np.array([[row[-1] for row in rows]]),
+            np.array([[len(row) for row in rows]]),
+            np.array([[row_heads(row) for row in rows]]),
+            capacity,
+            np.array(odds),
+            104,
+        )
+        assert hand[int(pick[0])] == expected, (rows, hand, capacity)
+
+
+def test_mc_plays_the_same_from_the_same_seed() -> None:
+    for playouts in ("numpy", "python"):
+        if playouts == "numpy":
+            pytest.importorskip("numpy")
+        bot = functools.partial(MonteCarloBot, 2000, playouts=playouts)
+        rand = reference_bot("classic", "random")
+        variant = make_variant("classic", {"players": 4, "hands": 2, "target": None})
+        one, two = (play_match(variant, [bot, bot, rand, rand], 5) for _ in range(2))
+        assert one.transcript.digest() == two.transcript.digest()
+        other = play_match(variant, [bot, bot, rand, rand], 6)
+        assert other.transcript.digest() != one.transcript.digest()
+
+
+def test_mc_batch_and_python_playouts_are_both_good() -> None:
+    """Both kinds of playouts take far fewer bull heads than random play on the same hands."""
+    pytest.importorskip("numpy")
+    variant = make_variant("classic", {"players": 4, "hands": 1, "target": None})
+    rand = reference_bot("classic", "random")
+    for playouts in ("numpy", "python"):
+        bot = functools.partial(MonteCarloBot, 4000, playouts=playouts)
+        seats = [bot, rand, rand, rand]
+        total = sum(play_match(variant, seats, seed).outcome.scores[0] for seed in range(40))
+        assert total / 40 < 8.0, playouts
+
+
+def test_mc_rejects_bad_playouts() -> None:
+    with pytest.raises(ValueError, match="'auto', 'numpy' or 'python'"):
+        MonteCarloBot(playouts="numba")
+
+
+def test_mc_plays_without_numpy() -> None:
+    """The base install has no numpy: the bot plays its pure-Python playouts there."""
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from games.classic.montecarlo import MonteCarloBot\n"
+        "from bot_sdk.bots import reference_bot\n"
+        "from bot_sdk.play import play_match\n"
+        "from referee.rules.registry import make_variant\n"
+        "import functools\n"
+        "assert not MonteCarloBot().batch\n"
+        "try:\n"
+        "    MonteCarloBot(playouts='numpy')\n"
+        "except ValueError as e:\n"
+        "    print(e)\n"
+        "variant = make_variant('classic', {'players': 3, 'hands': 1, 'target': None})\n"
+        "rand = reference_bot('classic', 'random')\n"
+        "result = play_match(variant, [functools.partial(MonteCarloBot, 500), rand, rand], 1)\n"
+        "print(result.outcome.scores, 'numpy' in sys.modules and sys.modules['numpy'] is not None)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "MonteCarloBot's numpy playouts need numpy: pip install 'sixnimmt-arena[sim]'"
+    assert lines[1].endswith("False")

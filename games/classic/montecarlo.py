@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from math import comb
 from typing import NamedTuple
 
@@ -32,23 +33,48 @@ from games.classic.rules.classic import ClassicView
 from games.classic.sdk import ClassicBot
 from referee.rules.cards import bull_table
 
+try:  # the sim extra's numpy batch playouts; the base install plays the pure-Python ones below
+    from games.classic.sim import playouts as batch
+except ImportError:  # pragma: no cover -- tests/sdk/test_sdk_only.py plays it without numpy
+    batch = None  # type: ignore[assignment]
+
 _NO_GAP = 1 << 30
 _TAKE = 1000
 """The greedy policy's weight of a bull head against a gap of one."""
 _GOLDEN = 0.6180339887498949
 """Spreads consecutive cards evenly over [0, 1) (Weyl's sequence)."""
+SAMPLES = 160
+"""Games per round of a batch decision's successive halving (see docs/sim.md for what it buys)."""
 
 
 class MonteCarloBot(ClassicBot):
     """Monte Carlo over random deals of the unseen cards, with greedy playouts."""
 
     def __init__(
-        self, budget: int = 27000, *, min_samples: int = 8, horizon: int = 10, cheapest_rows: float = 0.5
+        self,
+        budget: int = 27000,
+        *,
+        min_samples: int = 8,
+        horizon: int = 10,
+        cheapest_rows: float = 0.5,
+        samples: int = SAMPLES,
+        playouts: str = "auto",
     ) -> None:
-        if budget < 1 or min_samples < 1 or horizon < 1 or not 0.0 <= cheapest_rows <= 1.0:
+        if budget < 1 or min_samples < 1 or horizon < 1 or samples < 1 or not 0.0 <= cheapest_rows <= 1.0:
             raise ValueError(
-                "MonteCarloBot needs a positive budget, min_samples and horizon and 0 <= cheapest_rows <= 1"
+                "MonteCarloBot needs a positive budget, min_samples, samples and horizon"
+                " and 0 <= cheapest_rows <= 1"
             )
+        if playouts not in ("auto", "numpy", "python"):
+            raise ValueError(f"MonteCarloBot's playouts are 'auto', 'numpy' or 'python', not {playouts!r}")
+        if playouts == "numpy" and batch is None:
+            raise ValueError("MonteCarloBot's numpy playouts need numpy: pip install 'sixnimmt-arena[sim]'")
+        self.batch = playouts != "python" and batch is not None
+        """Batch playouts in numpy (the sim extra), else the pure-Python ones; not with the
+        Professional option, which the batch playouts do not play."""
+        self.samples = samples
+        """Games per round of a batch decision, shared by the candidates still in the race (all on
+        the same deals); at least ``min_samples`` each."""
         self.budget = budget
         """Work per decision in units of about a card placement (see :meth:`_search`). A count,
         not a clock, so that a decision is deterministic; the default takes about 7 ms on the
@@ -71,6 +97,8 @@ class MonteCarloBot(ClassicBot):
         unseen = view.unseen()
         if len(unseen) < others * len(hand):
             return min(risks)[2]
+        if self.batch and not view.professional:
+            return self._batch_card(view, risks, unseen)
         model = self._model(view, len(unseen))
         table = _Table.of(view.rows, model.bulls)
         playout = _playout_professional if view.professional else _playout
@@ -91,6 +119,8 @@ class MonteCarloBot(ClassicBot):
         unseen = view.unseen()
         if not hand or len(unseen) < others * len(hand):
             return cheapest_row(view.rows, view.revealed, view.seat)
+        if self.batch and not view.professional:
+            return self._batch_row(view, unseen)
         model = self._model(view, len(unseen))
         playout = _playout_professional if view.professional else _playout
         card = next(c for c, seat in view.revealed if seat == view.seat)
@@ -111,6 +141,117 @@ class MonteCarloBot(ClassicBot):
         ties = [(heads, row) for row, (heads, _) in enumerate(starts)]
         turns = min(self.horizon, len(hand))
         return self._search(len(starts), value, ties, unseen, others, turns)
+
+    # -- numpy batch playouts (games.classic.sim.playouts) --------------------------------
+
+    def _batch_card(
+        self, view: ClassicView, risks: list[tuple[float, int, int]], unseen: Sequence[int]
+    ) -> int:
+        """Every hand card played out on the same ``samples`` deals at once; the fewest bull heads wins."""
+        hand = view.hand
+        size = len(hand)
+        bulls = self._bulls_for(view)
+        lasts = [[row[-1] for row in view.rows]] * size
+        counts = [[len(row) for row in view.rows]] * size
+        heads = [[sum(bulls[c] for c in row) for row in view.rows]] * size
+        rest = [hand[:i] + hand[i + 1 :] for i in range(size)]
+        order = {card: (risk, gap) for risk, gap, card in risks}
+        ties = [order[card] for card in hand]
+        return hand[self._halving(view, unseen, lasts, counts, heads, rest, hand, ties)]
+
+    def _batch_row(self, view: ClassicView, unseen: Sequence[int]) -> int:
+        """Each row taken and the rest of the turn placed, then the hand played out on the same deals."""
+        bulls = self._bulls_for(view)
+        model = _Model(view.row_capacity, bulls, [[0.0]], 1.0)
+        card = next(c for c, seat in view.revealed if seat == view.seat)
+        later = _Sample([[c for c, _ in view.revealed if c > card]], 0.0)
+        now, lasts, counts, heads = [], [], [], []
+        for row in range(len(view.rows)):
+            table = _Table.of(view.rows, bulls)
+            now.append(table.take(row, card, bulls))
+            _playout(table, -1, [], later, model)  # the turn's later cards: none of them is low
+            back = sorted(range(len(table.ids)), key=table.ids.__getitem__)
+            lasts.append([table.lasts[i] for i in back])
+            counts.append([table.counts[i] for i in back])
+            heads.append([table.heads[i] for i in back])
+        k = len(view.rows)
+        ties = [(heads_now, r) for r, heads_now in enumerate(now)]
+        return self._halving(view, unseen, lasts, counts, heads, [view.hand] * k, (0,) * k, ties, now)
+
+    def _halving(
+        self,
+        view: ClassicView,
+        unseen: Sequence[int],
+        lasts: Sequence[Sequence[int]],
+        counts: Sequence[Sequence[int]],
+        heads: Sequence[Sequence[int]],
+        hands: Sequence[Sequence[int]],
+        first: Sequence[int],
+        ties: Sequence[tuple[float, int]],
+        now: Sequence[int] | None = None,
+    ) -> int:
+        """The candidate with the fewest bull heads, by successive halving: each round plays about
+        ``samples`` games, split evenly over the candidates still in the race (all on the same
+        deals), and the better half goes on, so the close ones get the most samples."""
+        alive = list(range(len(first)))
+        totals = [0.0] * len(first)
+        rounds = (len(alive) - 1).bit_length()
+        for round_no in range(rounds):
+            per = max(self.min_samples, self.samples // len(alive))
+            got = self._batch_values(
+                view,
+                unseen,
+                [lasts[i] for i in alive],
+                [counts[i] for i in alive],
+                [heads[i] for i in alive],
+                [hands[i] for i in alive],
+                [first[i] for i in alive],
+                per,
+            )
+            for i, value in zip(alive, got, strict=True):
+                totals[i] += value / per + (now[i] if now is not None else 0)
+            alive.sort(key=lambda i: (totals[i], ties[i]))
+            if round_no < rounds - 1:
+                del alive[(len(alive) + 1) // 2 :]
+        return alive[0]
+
+    def _batch_values(
+        self,
+        view: ClassicView,
+        unseen: Sequence[int],
+        lasts: Sequence[Sequence[int]],
+        counts: Sequence[Sequence[int]],
+        heads: Sequence[Sequence[int]],
+        hands: Sequence[Sequence[int]],
+        first: Sequence[int],
+        samples: int,
+    ) -> list[int]:
+        """The bull heads each candidate takes over ``samples`` deals (their sum), drawn from ``self.rng``."""
+        assert batch is not None
+        others = view.players - 1
+        return batch.values(
+            lasts,
+            counts,
+            heads,
+            hands,
+            first,
+            unseen,
+            others=others,
+            turns=min(self.horizon, len(view.hand)),
+            samples=samples,
+            seed=self.rng.getrandbits(64),
+            capacity=view.row_capacity,
+            bulls=self._bulls,
+            odds=_odds(others, len(unseen), view.row_capacity, view.top_card),
+            cheapest=self.cheapest_rows,
+        )
+
+    def _bulls_for(self, view: ClassicView) -> tuple[int, ...]:
+        if len(self._bulls) <= view.top_card:
+            self._bulls = bull_table(view.top_card)
+        return self._bulls
+
+    # -- pure-Python playouts ---------------------------------------------------------------
 
     def _search(
         self,
@@ -335,6 +476,12 @@ def _playout_professional(table: _Table, card: int, hand: list[int], sample: _Sa
             table.restart(i, c, bulls)
         card = 0
     return taken
+
+
+@lru_cache(maxsize=1024)
+def _odds(others: int, unseen: int, capacity: int, top: int) -> tuple[tuple[float, ...], ...]:
+    """:func:`take_odds` as tuples, computed once per game shape and number of unseen cards."""
+    return tuple(map(tuple, take_odds(others, unseen, capacity, top)))
 
 
 def take_odds(others: int, unseen: int, capacity: int, top: int) -> list[list[float]]:
