@@ -8,6 +8,7 @@ the ladder ends at its budget or when stopped. Bad input is one line and exit st
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import os
@@ -104,9 +105,6 @@ def test_a_sampled_league_plays_its_design_and_reports_its_balance(tmp_path: Pat
             "need a multiple of 3 tables per bot",
         ),
         (["--format", "sampled"], "needs one of --tables-per-bot R or --tables B"),
-        (["--tables-per-bot", "3"], "are for a sampled league"),
-        (["--placement", "3"], "are for a ladder"),
-        (["--format", "ladder", "--table", "2", "--placement", "0"], "--placement must be at least 1"),
         (["--format", "ladder", "--table", "5"], "the ladder starts with 4"),
     ],
 )
@@ -116,6 +114,41 @@ def test_bad_formats_are_refused_in_one_line_and_store_nothing(
     done = sixnimmt(tmp_path, "league", "create", "bad", "--bots", "random,lowest,highest,heuristic", *args)
     one_line_refusal(done, message)
     assert not (tmp_path / "sixnimmt.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"format": "round-robin", "tables_per_bot": 3}, "are for a sampled league"),
+        ({"format": "gauntlet", "tables": 3}, "are for a sampled league"),
+        ({"format": "round-robin", "placement": 3}, "are for a ladder"),
+        ({"format": "sampled", "tables_per_bot": 3, "max_deals": 9}, "a sampled league is a fixed plan"),
+        ({"format": "ladder", "placement": 0}, "--placement must be at least 1"),
+        ({"format": "ladder", "round_deals": 0}, "--round-deals must be at least 1"),
+        ({"format": "ladder", "until_confident": 0.3}, "between 0.5 and 1"),
+    ],
+)
+def test_options_of_another_format_are_refused(options: dict[str, Any], message: str) -> None:
+    from workers.formats_cli import create_options
+    from workers.planning import PlanError
+
+    given = {"tables_per_bot": None, "tables": None, "placement": None, "round_deals": None}
+    given |= {"until_confident": None, "max_deals": None, **options}
+    with pytest.raises(PlanError, match=message):
+        create_options(argparse.Namespace(**given))
+
+
+def test_ladder_and_sampled_options_become_the_league_s_settings() -> None:
+    from workers.formats_cli import create_options
+
+    given = {"tables_per_bot": None, "tables": None, "until_confident": None, "max_deals": 40}
+    made = create_options(argparse.Namespace(format="ladder", placement=3, round_deals=5, **given))
+    assert made == {"stopping": ladder.rule(3, 5, 40).to_json()}
+    given = {"placement": None, "round_deals": None, "until_confident": None, "max_deals": None}
+    assert create_options(argparse.Namespace(format="sampled", tables_per_bot=None, tables=6, **given)) == {
+        "per_bot": None,
+        "tables": 6,
+    }
 
 
 def test_a_taken_name_and_adding_to_a_league_that_is_not_a_ladder_are_refused(tmp_path: Path) -> None:
@@ -185,14 +218,14 @@ def test_a_ladder_takes_a_new_entrant_mid_run_on_the_local_pool(tmp_path: Path) 
 
 def test_a_ladder_with_a_budget_ends_there(tmp_path: Path) -> None:
     made = sixnimmt(
-        tmp_path, "league", "create", "short", "--bots", "random,lowest,highest", *LADDER, "--max-deals", "7"
+        tmp_path, "league", "create", "short", "--bots", "random,lowest,highest", *LADDER, "--max-deals", "5"
     )
     assert made.returncode == 0, made.stderr
-    assert "ladder: running; 3 entrants, 3 deals planned (4 of 7 left)" in made.stdout
+    assert "ladder: running; 3 entrants, 3 deals planned (2 of 5 left)" in made.stdout
     ran = sixnimmt(tmp_path, "league", "run", "short", "--processes", "2", "--json")
     assert ran.returncode == 0, ran.stderr
     state = json.loads(sixnimmt(tmp_path, "league", "status", "short", "--json").stdout)
-    assert state["blocks"] == {"done": 7} and state["ladder"]["state"] == "budget spent"
+    assert state["blocks"] == {"done": 5} and state["ladder"]["state"] == "budget spent"
     one_line_refusal(sixnimmt(tmp_path, "league", "add", "short", "mc"), "is finished (budget spent)")
 
 
