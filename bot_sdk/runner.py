@@ -11,6 +11,7 @@ in one DecisionBatch. A bot author only writes ``decide`` (or ``choose_card`` â€
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -158,7 +159,8 @@ def _handle(
         bot = factory()
         bot.seat = start.seat
         bot.rng = random.Random(start.seat_seed)
-        wire.codec(start.variant)  # this game's codec only: a bot loads the variant it plays
+        with contextlib.suppress(wire.WireError):  # no codec: each of its requests says so
+            wire.codec(start.variant)  # this game's codec only: a bot loads the variant it plays
         bot.on_start(start.seat, start.variant, json.loads(start.config_json or "{}"))
         bots[key] = bot
         seats_of[start.match_id].append(start.seat)
