@@ -119,7 +119,9 @@ class Settings:
         1024, "resident memory of a worker process's warm bots together; beyond it the least recently used go"
     )
     warm_route_s: int = _setting(
-        30, "seconds a Celery worker's list of warm bots stays valid for routing unless it renews it"
+        0,
+        "seconds a Celery worker's list of warm bots stays valid for routing unless renewed"
+        " (0: twice SIXNIMMT_RECONCILE_S and a second)",
     )
 
 

@@ -287,7 +287,7 @@ def celery_send(block_id: int) -> None:
     from workers.tasks import engine, play_block
 
     try:
-        queue = warm_routing.queue_for(warm_routing.block_versions(engine(), block_id))
+        queue = warm_routing.route(engine(), block_id)
     except Exception as exc:  # a preference only: any worker can play the block
         log.debug("block %d: no warm route (%s)", block_id, exc)
         queue = warm_routing.SHARED

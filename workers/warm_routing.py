@@ -2,8 +2,8 @@
 
 Each worker consumes the shared queue and a queue of its own, ``sixnimmt-blocks@<worker>``.
 After every block a worker's pool process writes which bot versions it now holds warm into a
-Redis set, ``sixnimmt-warm:<worker>``, that lives for ``SIXNIMMT_WARM_ROUTE_S`` seconds; the
-worker's main process (its reconciliation loop) keeps it alive while the worker runs. To send a
+Redis set, ``sixnimmt-warm:<worker>``, that lives for :func:`ttl_s` seconds; the worker's main
+process (its reconciliation loop) keeps it alive while the worker runs. To send a
 block, :func:`queue_for` picks the live worker whose set holds the most of the block's bot
 versions (the shorter queue among equals), and the shared queue when none holds any or each
 such worker has :data:`DEPTH` blocks waiting already (so that a league of the same few bots
@@ -28,6 +28,14 @@ DEPTH = 2
 """Blocks that may wait in one worker's own queue; more go to the shared queue."""
 KEY = "sixnimmt-warm:"
 """Prefix of each worker's set of warm bot versions (SHA-256 of their artifacts)."""
+
+
+def ttl_s() -> int:
+    """How long a worker's set lives unless renewed: ``SIXNIMMT_WARM_ROUTE_S``, or by default two
+    reconciliation periods and a second (the worker's main process renews it once a period, and a
+    dead worker's set must be gone before its leases run out)."""
+    settings = load_settings()
+    return max(1, settings.warm_route_s or 2 * settings.reconcile_s + 1)
 
 
 def worker_queue(worker: str) -> str:
@@ -56,7 +64,7 @@ def publish(worker: str, versions: Iterable[str], *, broker_url: str | None = No
             held = sorted(set(versions))
             if held:
                 pipe.sadd(key, *held)
-                pipe.expire(key, max(1, settings.warm_route_s))
+                pipe.expire(key, ttl_s())
             pipe.execute()
     except Exception as exc:  # routing is a preference: a broker hiccup must not fail a block
         log.debug("cannot publish the warm bots of %s: %s", worker, exc)
@@ -71,7 +79,7 @@ def keep_alive(worker: str, *, broker_url: str | None = None) -> None:
     if client is None:
         return
     try:
-        client.expire(KEY + worker, max(1, settings.warm_route_s))
+        client.expire(KEY + worker, ttl_s())
     except Exception as exc:
         log.debug("cannot renew the warm bots of %s: %s", worker, exc)
     finally:
@@ -89,15 +97,18 @@ def live_workers(client: Any) -> dict[str, set[str]]:
     return found
 
 
-def queue_for(versions: Iterable[str], *, broker_url: str | None = None) -> str:
-    """The queue for a block of these bot versions: the live worker holding most of them warm."""
+def queue_for(versions: Iterable[str], *, broker_url: str | None = None, avoid: str | None = None) -> str:
+    """The queue for a block of these bot versions: the live worker holding most of them warm.
+
+    ``avoid``: a worker not to send it to (the one whose claim on the block ran out: it may be dead).
+    """
     client = _client(broker_url if broker_url is not None else load_settings().broker_url)
     if client is None:
         return SHARED
     wanted = set(versions)
     try:
         workers = live_workers(client)
-        held = {w: len(bots & wanted) for w, bots in workers.items() if bots & wanted}
+        held = {w: len(bots & wanted) for w, bots in workers.items() if bots & wanted and w != avoid}
         waiting = {w: int(client.llen(worker_queue(w))) for w in held}
     except Exception as exc:
         log.debug("cannot read the warm bots: %s", exc)
@@ -123,6 +134,14 @@ def queues(broker_url: str) -> list[str]:
         return [SHARED]
     finally:
         client.close()
+
+
+def route(engine: Any, block_id: int, *, broker_url: str | None = None) -> str:
+    """The queue for a block (see :func:`queue_for`), never the worker whose claim on it lapsed."""
+    from workers.store import repo
+
+    claimed_by = repo.get_block(engine, block_id).claimed_by
+    return queue_for(block_versions(engine, block_id), broker_url=broker_url, avoid=claimed_by)
 
 
 def block_versions(engine: Any, block_id: int) -> list[str]:

@@ -236,7 +236,9 @@ def test_kill9_a_worker_mid_block(scenario: Callable[..., Scenario]) -> None:
     fault_end = time.time()
     orphans = w1.leftovers()
     kinds = {name.split("-p")[0].rstrip("0123456789") for name in orphans}
-    assert kinds == {"sixnimmt-block", "sixnimmt-bots"}, (
+    # A block of fresh bots leaves its block and bots directories; warm bots (workers.warm) live
+    # in the pool's directory, named as block 0's.
+    assert orphans and kinds <= {"sixnimmt-block", "sixnimmt-bots"}, (
         f"the killed worker left its block's directories: {orphans}"
     )
     s.healed(lambda: repo.get_block(s.engine, block.id).attempts > block.attempts, fault_end)
@@ -278,8 +280,9 @@ def test_database_stopped_for_20_s(scenario: Callable[..., Scenario]) -> None:
 
 
 def test_link_cut_for_30_s(scenario: Callable[..., Scenario]) -> None:
-    # Enough blocks that the other host alone cannot finish the league during the cut.
-    s = scenario("link_cut", deals=80, hands=1)
+    # Enough blocks that the other host alone cannot finish the league during the cut, each long
+    # enough to be cut in the middle (warm bots play a one-hand block in about 0.1 s).
+    s = scenario("link_cut", deals=120, hands=10)
     w1, w2 = s.worker(1), s.worker(2)
     s.start()
     block = wait_for(lambda: s.playing(w1), 120, "worker 1 to be playing a block", 0.05)
@@ -310,7 +313,9 @@ def _claimers_since(s: Scenario, moment: float) -> str:
 
 
 def test_rolling_restart_with_sigterm(scenario: Callable[..., Scenario]) -> None:
-    s = scenario("rolling", deals=16)
+    # Blocks long enough (warm bots play a two-hand block in a fraction of a second) that both
+    # restarts find their worker playing.
+    s = scenario("rolling", deals=60, hands=10)
     s.worker(1), s.worker(2)
     s.start()
     wait_for(lambda: len(s.blocks("done")) >= 1, 120, "a block stored", 0.1)
