@@ -36,9 +36,10 @@ function loadReferee() {
   return grpc.loadPackageDefinition(definition).sixnimmt.v1;
 }
 
+// The bull heads printed on a classic card (referee/rules/cards.py).
 function bullHeads(card) {
   if (card === 55) return 7;
-  if (card % 11 === 0) return 5;
+  if (card % 11 === 0 && card < 100) return 5;
   if (card % 10 === 0) return 3;
   if (card % 5 === 0) return 2;
   return 1;
