@@ -24,9 +24,9 @@
       over blocks.
 
 ``league.celery.scaling_2w``
-    Hands per second of one league (24 deals, 6 with ``--quick``) on two workers over the same on
-    one worker, in this run (goal >= 1.6); each after a two-deal warm-up league, so the workers'
-    bots are warm. Blocks go to a worker holding their bots warm (at most two waiting per
+    Hands per second of one league (96 deals, 24 with ``--quick``) on two workers over the same on
+    one worker, in this run (goal >= 1.6); each after a warm-up league of a quarter as many deals,
+    so every worker's bots are warm. Blocks go to a worker holding their bots warm (at most two waiting per
     worker, the rest to the shared queue), so both cores play instead of starting bots.
 ``league.warm.block_overhead_ms``
     A block on a worker process's warm bots, excluding play: the wall time of
@@ -250,11 +250,13 @@ def _app_on(broker_url: str) -> Iterator[Any]:
 
 
 def celery_rate(engine: Any, deals: int, tag: str) -> float:
-    """Hands per second of one league of ``deals`` deals after a short warm-up league (the workers'
-    bots start there), both through ``run_celery``: the figure the two-worker ratio is made of."""
+    """Hands per second of one league of ``deals`` deals after a warm-up league of a quarter as
+    many (every worker's bots start there), both through ``run_celery``: the figure the
+    two-worker ratio is made of."""
     from workers import league as leagues
 
-    leagues.run_celery(engine, _league(engine, f"warmup{tag}", 2), poll_s=0.02, timeout_s=600)
+    warmup = _league(engine, f"warmup{tag}", max(4, deals // 4))
+    leagues.run_celery(engine, warmup, poll_s=0.02, timeout_s=600)
     league = _league(engine, f"rate{tag}", deals)
     start = time.perf_counter()
     leagues.run_celery(engine, league, poll_s=0.02, timeout_s=600)
@@ -405,6 +407,7 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
     local_sizes = (2, 6) if quick else (4, 24)
     celery_sizes = (2, 6) if quick else (4, 24)
     samples = 3 if quick else 10
+    rate_deals = 24 if quick else 96
     local = local_hands_per_s(local_sizes)
     yield {"name": "league.local.hands_per_s", "value": round(local, 2), "unit": "hands/s"}
     warm = warm_overhead_ms(samples)
@@ -423,9 +426,9 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
                 upgrade(engine)
                 with _app_on(broker):
                     with _workers(1, url, broker, logs):
-                        one = celery_rate(engine, celery_sizes[1], "1w")
+                        one = celery_rate(engine, rate_deals, "1w")
                     with _workers(2, url, broker, logs):
-                        two = celery_rate(engine, celery_sizes[1], "2w")
+                        two = celery_rate(engine, rate_deals, "2w")
                         yield {
                             "name": "league.celery.scaling_2w",
                             "value": round(two / one, 2),
