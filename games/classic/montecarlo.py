@@ -18,6 +18,12 @@ the engine. Playing the playouts through the engine itself (:mod:`bot_sdk.search
 determinization, then ``apply`` turn by turn) measured 5.5 times slower per playout (174 µs
 against 32 µs for a four-player hand: immutable states, events, validation), so the bot would
 see a fifth of the samples in the same time; that is why it keeps its arrays.
+
+With numpy installed (the ``sim`` extra) and without the Professional option, the playouts run
+as numpy batches instead (:mod:`games.classic.sim.playouts`): each round of the halving plays
+about ``samples`` games in one call, every candidate on the same deals. Measured on the same
+1,000 hands against three random bots: 4.11 bull heads a hand at 320 games a round against the
+pure-Python playouts' 4.35, at 0.73 times their CPU time a decision (docs/sim.md).
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ _TAKE = 1000
 """The greedy policy's weight of a bull head against a gap of one."""
 _GOLDEN = 0.6180339887498949
 """Spreads consecutive cards evenly over [0, 1) (Weyl's sequence)."""
-SAMPLES = 160
+SAMPLES = 320
 """Games per round of a batch decision's successive halving (see docs/sim.md for what it buys)."""
 
 
