@@ -28,10 +28,11 @@ COPY arena ./arena
 COPY workers ./workers
 COPY dashboard ./dashboard
 COPY sixnimmt ./sixnimmt
+COPY envs ./envs
 # Then out of the venv what no role runs: pip and setuptools, and the packages' own test suites
 # (numpy's and scipy's are about 50 MB).
 RUN /opt/venv/bin/pip wheel --no-deps --wheel-dir /wheels . \
-    && /opt/venv/bin/pip install "$(ls /wheels/sixnimmt_arena-*.whl)[server]" \
+    && /opt/venv/bin/pip install "$(ls /wheels/sixnimmt_arena-*.whl)[server,rl]" \
     && /opt/venv/bin/pip uninstall --yes --quiet pip setuptools wheel \
     && find /opt/venv/lib -depth -type d -path '*/site-packages/*' -name tests -exec rm -rf {} + \
     && /opt/venv/bin/sixnimmt settings >/dev/null

@@ -33,10 +33,13 @@ def test_two_stages_on_the_same_slim_python() -> None:
 
 
 def test_the_builder_installs_the_server_extra_from_a_wheel() -> None:
+    """The server extra for the roles, and the rl extra for submitted bots that read their view
+    through an RL environment's encoding (the sandbox binds ``envs``: docs/envs.md)."""
     _, (builder, _) = dk.dockerfile()
-    assert "server" in PYPROJECT["project"]["optional-dependencies"]
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert "server" in extras and "rl" in extras
     run = " ".join(i.value for i in builder.all("RUN"))
-    assert "pip wheel" in run and "[server]" in run and "/opt/venv" in run
+    assert "pip wheel" in run and "[server,rl]" in run and "/opt/venv" in run
 
 
 def test_the_runtime_is_small_non_root_and_runs_sixnimmt() -> None:

@@ -343,13 +343,13 @@ def test_the_root_holds_only_the_allow_list(workdir: Path) -> None:
     assert process.returncode == 0, err
     bot_dir = os.path.dirname(PROBE)  # the bot's own files
     allowed = ["/usr", "/etc/ld.so.cache", sys.prefix, sys.base_prefix, "/dev", str(workdir), bot_dir]
-    allowed += [str(PROJECT / p) for p in ("bot_sdk", "referee", "games", "sixnimmt")]
+    allowed += [str(PROJECT / p) for p in ("bot_sdk", "referee", "games", "sixnimmt", "envs")]
     allowed += [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)]
     stray = [f for f in files if not any(_under(f, a) for a in allowed)]
     assert stray == [], stray[:20]
     # Of the project, the SDK, the referee, the installed games and the generated code (and venv)
     # only: not the league, the tests, the store or .git.
-    kept = [str(PROJECT / d) for d in ("bot_sdk", "referee", "games", "sixnimmt", ".venv")] + [bot_dir]
+    kept = [str(PROJECT / d) for d in ("bot_sdk", "referee", "games", "sixnimmt", "envs", ".venv")] + [bot_dir]
     assert [f for f in files if _under(f, str(PROJECT)) and not any(_under(f, k) for k in kept)] == []
     assert str(PROJECT / "bot_sdk" / "run.py") in files
 
