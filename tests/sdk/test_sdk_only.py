@@ -18,10 +18,11 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from arena.remote import MatchPlan, RefereeClient
+from arena.remote import MatchPlan, RefereeClient, RemoteError
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("referee", "games", "bot_sdk", "arena", "workers", "dashboard", "sixnimmt")
@@ -251,6 +252,71 @@ def test_bot_run_plays_against_a_referee_of_the_base_install(
         assert process.returncode == 0, err
         assert "Traceback" not in err
     assert [r.status for r in results] == ["finished", "finished"]
+
+
+def test_bot_connect_plays_remote_matches_from_the_base_install(
+    venv: Path, tmp_path: Path, referee: RefereeClient
+) -> None:
+    """``sixnimmt bot connect``, as an author runs it on their own machine: the base install only.
+
+    The key's hash is handed to the referee as the league does (``SetRemoteKeys``); a wrong key
+    is refused in one line, the right one plays the matches the referee seats it in."""
+    import hashlib
+    import secrets
+
+    from sixnimmt.v1 import referee_pb2
+
+    key = f"snk_sdkonly01_{secrets.token_urlsafe(32)}"
+    request = referee_pb2.SetRemoteKeysRequest()
+    request.keys.add(
+        key_id="sdkonly01",
+        account="author",
+        sha256=hashlib.sha256(key.encode()).hexdigest(),
+        max_connections=1,
+        max_matches=4,
+    )
+    referee.stub.SetRemoteKeys(request, timeout=30, metadata=referee.metadata)
+    command = [str(venv / "bin" / "sixnimmt"), "bot", "connect", "heuristic", "--server", referee.address]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")}
+    wrong = subprocess.run(
+        [*command, "--key", key[:-4] + "xxxx", "--retries", "0"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert wrong.returncode == 2, wrong.stderr
+    assert "UNAUTHENTICATED" in wrong.stderr and "Traceback" not in wrong.stderr
+    process = subprocess.Popen(
+        [*command, "--key", key], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        cwd=tmp_path, env=env,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                run = play_remote_matches(referee)
+                break
+            except RemoteError as exc:  # not connected yet
+                assert "not connected" in str(exc), exc
+                assert process.poll() is None, process.stderr.read() if process.stderr else ""
+                assert time.monotonic() < deadline, "bot connect did not connect within a minute"
+                time.sleep(0.2)
+        assert [r.status for r in run] == ["finished", "finished"]
+        assert all(not sum(seat.faults.values()) for r in run for seat in r.seats)
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=60)
+    assert "Traceback" not in err, err
+
+
+def play_remote_matches(referee: RefereeClient) -> list[Any]:
+    """Two matches of the connected remote bot (entrant ``me``) against a random bot's process."""
+    from arena.remote import play_remote
+
+    plans = [MatchPlan(("me", "r"), 21), MatchPlan(("r", "me"), 22)]
+    run = play_remote(
+        {"r": "random"}, plans, client=referee, config={"players": 2, "hands": 1, "target": None},
+        remote={"me": "author"},
+    )  # fmt: skip
+    return list(run.matches)
 
 
 def test_bot_play_bot_check_and_arena_under_a_local_referee(venv: Path, tmp_path: Path) -> None:
