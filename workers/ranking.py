@@ -39,6 +39,11 @@ PL_GROUPS = 20
 """The Plackett–Luce fit is iterative, so its jackknife leaves out groups of blocks, not single ones."""
 
 
+BATCHED_CELLS = 4_000_000
+"""Up to this many cells (blocks × entrants²) the jackknife's leave-one-out systems are built and
+solved as one batch; above it each left-out block is a low-rank update of the whole fit."""
+
+
 class RankingError(ValueError):
     """Standings that cannot be computed: an unknown method, a confidence outside (0, 1)."""
 
@@ -172,14 +177,23 @@ def compute(
     alpha = 1 - confidence
     cov = _replicate_cov(replicates, n_blocks if method == "ls" else min(n_blocks, PL_GROUPS))
 
-    def contrast(a: int, b: int) -> tuple[float | None, int]:
-        """The standard error of estimate[a] − estimate[b] and its degrees of freedom."""
-        df = int(np.count_nonzero(membership[:, a] | membership[:, b])) - 1
+    shared = membership.T.astype(np.float64) @ membership.astype(np.float64)  # blocks two entrants share
+
+    def contrasts(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The standard errors of estimate[a] − estimate[b] (NaN: no interval) and their degrees
+        of freedom (the blocks either entrant played, less one), for arrays of pairs."""
+        df = (blocks_of[a] + blocks_of[b] - np.rint(shared[a, b]).astype(np.int64)) - 1
         if method == "pl":
-            df = min(df, PL_GROUPS - 1)
-        if cov is None or min(blocks_of[a], blocks_of[b]) < MIN_BLOCKS or df < 1:
-            return None, max(df, 0)
-        return math.sqrt(max(cov[a, a] + cov[b, b] - 2 * cov[a, b], 0.0)), df
+            df = np.minimum(df, PL_GROUPS - 1)
+        se = np.full(len(a), np.nan)
+        if cov is not None:
+            ok = (np.minimum(blocks_of[a], blocks_of[b]) >= MIN_BLOCKS) & (df >= 1)
+            se[ok] = np.sqrt(np.maximum(cov[a[ok], a[ok]] + cov[b[ok], b[ok]] - 2 * cov[a[ok], b[ok]], 0.0))
+        return se, np.maximum(df, 0)
+
+    def contrast(a: int, b: int) -> tuple[float | None, int]:
+        se, df = contrasts(np.array([a]), np.array([b]))
+        return (None if math.isnan(se[0]) else float(se[0])), int(df[0])
 
     pairs = []
     for upper, lower in itertools.pairwise(order):
@@ -190,7 +204,7 @@ def compute(
         pairs.append(_pair(upper, lower, gap, se, df, confidence))
     pairs = _holm_pairs(pairs, alpha)
 
-    rank_low, rank_high, separated = _rank_intervals(order, played, estimate, sign, contrast, alpha)
+    rank_low, rank_high, separated = _rank_intervals(order, played, estimate, sign, contrasts, alpha)
     rows = []
     for place, p in enumerate(order, 1):
         se_p = math.sqrt(cov[p, p]) if cov is not None and blocks_of[p] >= MIN_BLOCKS else None
@@ -268,7 +282,7 @@ def _ls_fit(
     grand_sum, grand_count = float(data.score.sum()), len(data.score)
     block_sum = np.bincount(block_index, weights=data.score, minlength=n_blocks)
     block_count = np.bincount(block_index, minlength=n_blocks)
-    if n_blocks * n * n <= 4_000_000:
+    if n_blocks * n * n <= BATCHED_CELLS:
         block_l = np.zeros((n_blocks, n, n))
         np.add.at(block_l, (blk, pa, pb), -weight)
         np.add.at(block_l, (block_index, data.position, data.position), 1.0)
@@ -292,22 +306,78 @@ def _ls_fit(
                 done[whole] = True
         for i in np.nonzero(~done)[0]:
             replicates[i] = _solve(total_l - block_l[i], total_r - block_r[i], rest_played[i])
-    else:  # large leagues: build each block's share on the fly
-        order = np.argsort(blk, kind="stable")
-        bounds = np.searchsorted(blk[order], np.arange(n_blocks + 1))
-        seat_order = np.argsort(block_index, kind="stable")
-        seat_bounds = np.searchsorted(block_index[seat_order], np.arange(n_blocks + 1))
-        counts = np.bincount(data.position, minlength=n)[:n]
-        for i in range(n_blocks):
-            share = np.zeros((n, n))
-            sel = order[bounds[i] : bounds[i + 1]]
-            np.add.at(share, (pa[sel], pb[sel]), -weight[sel])
-            own = data.position[seat_order[seat_bounds[i] : seat_bounds[i + 1]]]
-            np.add.at(share, (own, own), 1.0)
-            rest_played = (counts - np.bincount(own, minlength=n)[:n]) > 0
-            replicates[i] = _solve(total_l - share, total_r - block_r[i], rest_played)
+    else:  # large leagues: each left-out block is a low-rank change of the whole design
+        _leave_out_large(
+            total_l, total_r, played, data, block_index, block_r, blk, pa, pb, weight, replicates
+        )
     rest_grand = (grand_sum - block_sum) / np.maximum(grand_count - block_count, 1)
     return estimate, replicates + rest_grand[:, None]
+
+
+def _leave_out_large(
+    total_l: np.ndarray,
+    total_r: np.ndarray,
+    played: np.ndarray,
+    data: Results,
+    block_index: np.ndarray,
+    block_r: np.ndarray,
+    blk: np.ndarray,
+    pa: np.ndarray,
+    pb: np.ndarray,
+    weight: np.ndarray,
+    replicates: np.ndarray,
+) -> None:
+    """Fill ``replicates[i]`` with the fit that leaves block ``i`` out, for many entrants.
+
+    With ``M = L + J/m`` over the m entrants that played (the sum-to-zero system :func:`_solve`
+    solves), leaving out block i subtracts its share ``P C Pᵀ``, where P picks the block's q ≤ k
+    entrants and C is q × q. Woodbury's identity then gives the refit from M⁻¹ (one inverse for
+    the whole league) in O(m·q²) a block instead of an O(m³) solve:
+    ``(M − P C Pᵀ)⁻¹ = M⁻¹ + M⁻¹P (I − C G)⁻¹ C Pᵀ M⁻¹`` with ``G = Pᵀ M⁻¹ P``. A block whose
+    absence leaves an entrant without games, or whose update is ill-conditioned, is refitted
+    directly.
+    """
+    n = len(total_r)
+    n_blocks = len(replicates)
+    counts = np.bincount(data.position, minlength=n)[:n]
+    idx = np.nonzero(played)[0]
+    local = np.full(n, -1, dtype=np.int64)
+    local[idx] = np.arange(len(idx))
+    inverse = None
+    if len(idx):
+        try:
+            inverse = np.linalg.inv(total_l[np.ix_(idx, idx)] + 1.0 / len(idx))
+        except np.linalg.LinAlgError:  # a split design: every block refitted directly
+            inverse = None
+    whole = inverse @ total_r[idx] if inverse is not None else None
+    order = np.argsort(blk, kind="stable")
+    bounds = np.searchsorted(blk[order], np.arange(n_blocks + 1))
+    seat_order = np.argsort(block_index, kind="stable")
+    seat_bounds = np.searchsorted(block_index[seat_order], np.arange(n_blocks + 1))
+    for i in range(n_blocks):
+        sel = order[bounds[i] : bounds[i + 1]]
+        own = data.position[seat_order[seat_bounds[i] : seat_bounds[i + 1]]]
+        members = np.unique(own)
+        own_counts = np.bincount(own, minlength=n)[:n]
+        rest_played = (counts - own_counts) > 0
+        if inverse is not None and whole is not None and bool((rest_played == played).all()):
+            q = len(members)
+            share = np.zeros((q, q))
+            at = (np.searchsorted(members, pa[sel]), np.searchsorted(members, pb[sel]))
+            np.add.at(share, at, -weight[sel])
+            share[np.diag_indices(q)] += own_counts[members]
+            cols = local[members]
+            m_p = inverse[:, cols]
+            y = whole - m_p @ block_r[i, members]
+            inner = np.eye(q) - share @ inverse[np.ix_(cols, cols)]
+            if np.linalg.cond(inner) < 1e8:
+                replicates[i] = 0.0
+                replicates[i, idx] = y + m_p @ np.linalg.solve(inner, share @ y[cols])
+                continue
+        full = np.zeros((n, n))
+        np.add.at(full, (pa[sel], pb[sel]), -weight[sel])
+        np.add.at(full, (own, own), 1.0)
+        replicates[i] = _solve(total_l - full, total_r - block_r[i], rest_played)
 
 
 def _solve(laplacian: np.ndarray, rhs: np.ndarray, played: np.ndarray) -> np.ndarray:
@@ -452,32 +522,34 @@ def _rank_intervals(
     played: np.ndarray,
     estimate: np.ndarray,
     sign: float,
-    contrast: Any,
+    contrasts: Any,
     alpha: float,
 ) -> tuple[dict[int, int], dict[int, int], tuple[tuple[bool, ...], ...]]:
     """Each entrant's possible places: those not excluded by a Holm-corrected test of every pair.
 
     Also which pairs those tests tell apart.
     """
-    active = [p for p in order if played[p]]
-    tests: list[tuple[int, int, float]] = []  # (better, worse, p-value)
-    for i, a in enumerate(active):
-        for b in active[i + 1 :]:
-            se, df = contrast(a, b)
-            diff = sign * (estimate[a] - estimate[b])
-            if se is None:
-                continue
-            p = (0.0 if diff != 0 else 1.0) if se == 0.0 else float(2 * stats.t.sf(abs(diff / se), df))
-            tests.append((a, b, p) if diff >= 0 else (b, a, p))
-    adjusted = holm([t[2] for t in tests])
-    above = dict.fromkeys(order, 0)
-    below = dict.fromkeys(order, 0)
-    separated = [[False] * len(order) for _ in order]
-    for (better, worse, _), p_holm in zip(tests, adjusted, strict=True):
-        if p_holm < alpha:
-            above[worse] += 1
-            below[better] += 1
-            separated[better][worse] = separated[worse][better] = True
+    active = np.array([p for p in order if played[p]], dtype=np.int64)
+    first, second = np.triu_indices(len(active), 1)  # every pair, in the order's row-major order
+    a, b = active[first], active[second]
+    se, df = contrasts(a, b)
+    diff = sign * (estimate[a] - estimate[b])
+    tested = ~np.isnan(se)
+    a, b, se, df, diff = a[tested], b[tested], se[tested], df[tested], diff[tested]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_sf = stats.t.sf(np.abs(diff / np.where(se == 0.0, 1.0, se)), df)
+    p_values = np.where(se == 0.0, np.where(diff != 0, 0.0, 1.0), 2 * t_sf)
+    better, worse = np.where(diff >= 0, a, b), np.where(diff >= 0, b, a)
+    told = np.array(holm(p_values.tolist()), dtype=np.float64) < alpha
+    n = len(order)
+    above_counts = np.bincount(worse[told], minlength=n)
+    below_counts = np.bincount(better[told], minlength=n)
+    grid = np.zeros((n, n), dtype=bool)
+    grid[better[told], worse[told]] = True
+    grid[worse[told], better[told]] = True
+    separated = grid.tolist()
+    above = {q: int(above_counts[q]) for q in order}
+    below = {q: int(below_counts[q]) for q in order}
     low = {p: 1 + above[p] for p in order}
     high = {p: (len(active) - below[p] if played[p] else len(order)) for p in order}
     for p in order:

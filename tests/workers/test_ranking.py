@@ -214,3 +214,46 @@ def test_json_is_plain_values() -> None:
     assert all(type(row["score"]) is float for row in out["standings"])
     assert all(isinstance(pair["distinct"], bool) for pair in out["pairs"])
     assert not any(isinstance(v, float) and math.isnan(v) for row in out["standings"] for v in row.values())
+
+
+def _sampled_rows(n: int, tables_per_bot: int, seed: int) -> list[dict[str, Any]]:
+    """A sampled league's results: random tables of four, four rotations a block, skills apart."""
+    rng = random.Random(seed)
+    skill = [rng.gauss(0, 3) for _ in range(n)]
+    rows = []
+    for block in range(tables_per_bot * n // 4):
+        seats = rng.sample(range(n), 4)
+        for rotation in range(4):
+            for p in seats:
+                score = skill[p] + rng.gauss(0, 8)
+                rows.append({"block": block, "rotation": rotation, "position": p, "score": score, "rank": 1})
+    return rows
+
+
+@pytest.mark.parametrize("n", [9, 40, 80])
+def test_the_low_rank_jackknife_of_large_leagues_equals_the_batched_one(
+    n: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above BATCHED_CELLS each left-out block is a Woodbury update of the whole fit: the same
+    intervals, pair tests and rank intervals as solving every leave-one-out system."""
+    rows = _sampled_rows(n, 10, seed=n)
+    batched = ranking.compute(rows, n, higher_is_better=False)
+    monkeypatch.setattr(ranking, "BATCHED_CELLS", 0)
+    updated = ranking.compute(rows, n, higher_is_better=False)
+    assert updated.order() == batched.order()
+    assert updated.separated == batched.separated
+    for a, b in zip(updated.rows, batched.rows, strict=True):
+        assert (a.rank_low, a.rank_high) == (b.rank_low, b.rank_high)
+        assert a.score_low == pytest.approx(b.score_low, abs=1e-9)
+        assert a.score_high == pytest.approx(b.score_high, abs=1e-9)
+    for a, b in zip(updated.pairs, batched.pairs, strict=True):
+        assert a.se == pytest.approx(b.se, abs=1e-9) and a.distinct == b.distinct
+
+
+def test_standings_of_hundreds_of_bots_have_intervals_and_rank_intervals() -> None:
+    """A sampled league of 300 bots (900 blocks): every bot has an interval and a rank interval."""
+    n = 300
+    standings = ranking.compute(_sampled_rows(n, 12, seed=3), n, higher_is_better=False)
+    assert len(standings.rows) == n and not standings.note
+    assert all(r.score_low is not None and r.rank_low <= r.rank <= r.rank_high for r in standings.rows)
+    assert len(standings.separated) == n and any(any(row) for row in standings.separated)
