@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import signal
 import socket
@@ -248,7 +249,15 @@ def run_local(
     url = engine.url.render_as_string(hide_password=False)
     claimer = f"{socket.gethostname()}:{os.getpid()}:local"
     counts: dict[str, int] = {}
-    pool = ProcessPoolExecutor(max_workers=max(1, processes), initializer=_pool_process)
+    # Spawned, not forked: a pool process runs a referee (gRPC) and its warm bots, and gRPC does not
+    # survive a fork from a process that has gRPC threads of its own (the command's or a caller's
+    # clients); a forked child then hung starting its referee. A spawned one also reads the
+    # environment as it is now.
+    pool = ProcessPoolExecutor(
+        max_workers=max(1, processes),
+        initializer=_pool_process,
+        mp_context=multiprocessing.get_context("spawn"),
+    )
     try:
         while True:
             todo = [b.id for b in repo.blocks_of(engine, league.id) if b.status != "done"]
