@@ -105,7 +105,7 @@ def test_killed_worker_block_is_redelivered_and_stored_once(
         "SIXNIMMT_LEASE_S": "5",
         "SIXNIMMT_LEASE_RENEW_S": "1",
     }
-    league = _league(engine, "killed", hands=5, deals=3, seed=42)
+    league = _league(engine, "killed", hands=40, deals=3, seed=42)
     first, *rest = repo.blocks_of(engine, league.id)
 
     worker = celery_workers("doomed", database_url=pg_url, broker_url=redis_url, env=env)
