@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -119,3 +120,36 @@ def _header_spans(line: str, headers: Sequence[str]) -> list[tuple[int, int]] | 
         spans.append((found, found + len(header)))
         at = found + len(header)
     return spans if not line[at:].strip() else None
+
+
+@contextlib.contextmanager
+def migrated_store(kind: str, directory: Path, prefix: str) -> Iterator[Any]:
+    """A migrated, empty store for a test: a SQLite file in ``directory`` (``kind`` ``sqlite``),
+    or a fresh PostgreSQL database named ``prefix_…``, dropped afterwards (``postgresql``)."""
+    import uuid
+
+    import psycopg
+
+    from workers.store.engine import make_engine
+    from workers.store.migrate import upgrade
+
+    if kind == "sqlite":
+        store = make_engine(f"sqlite:///{directory / 'store.db'}")
+        upgrade(store)
+        try:
+            yield store
+        finally:
+            store.dispose()
+        return
+    admin_url = "postgresql://postgres@127.0.0.1:5432/test"
+    name = f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    store = make_engine(f"postgresql://postgres@127.0.0.1:5432/{name}")
+    try:
+        upgrade(store)
+        yield store
+    finally:
+        store.dispose()
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, select
+from testkit import migrated_store
 
 from workers import accounts, entrants
 from workers.store import repo
-from workers.store.engine import make_engine
-from workers.store.migrate import upgrade
 from workers.store.schema import api_keys, metadata
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
@@ -25,26 +21,8 @@ PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 @pytest.fixture(params=["sqlite", "postgresql"])
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     """A migrated, empty store: a SQLite file, or a fresh PostgreSQL database."""
-    if request.param == "sqlite":
-        store = make_engine(f"sqlite:///{tmp_path / 'store.db'}")
-        upgrade(store)
+    with migrated_store(request.param, tmp_path, "sixnimmt_remote") as store:
         yield store
-        store.dispose()
-        return
-    name = f"sixnimmt_remote_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    try:
-        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{name}"')
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"PostgreSQL is not reachable: {exc}")
-    store = make_engine(f"postgresql://postgres@127.0.0.1:5432/{name}")
-    try:
-        upgrade(store)
-        yield store
-    finally:
-        store.dispose()
-        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def test_the_migration_creates_exactly_the_declared_tables(engine: Engine) -> None:

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import threading
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import IntegrityError
+from testkit import migrated_store
 
 from workers.store import repo
 from workers.store.engine import StoreError, make_engine
@@ -26,23 +24,8 @@ PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 @pytest.fixture(params=["sqlite", "postgresql"])
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     """A migrated, empty store: a SQLite file, or a fresh PostgreSQL database."""
-    if request.param == "sqlite":
-        store = make_engine(f"sqlite:///{tmp_path / 'store.db'}")
-        upgrade(store)
+    with migrated_store(request.param, tmp_path, "sixnimmt_store") as store:
         yield store
-        store.dispose()
-        return
-    name = f"sixnimmt_store_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(PG_ADMIN.replace("postgresql://", "postgresql://", 1), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    store = make_engine(f"postgresql://postgres@127.0.0.1:5432/{name}")
-    try:
-        upgrade(store)
-        yield store
-    finally:
-        store.dispose()
-        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def test_migrations_create_exactly_the_declared_schema(engine: Engine) -> None:
