@@ -263,7 +263,9 @@ def test_the_live_view_follows_a_running_league(watched: Watched, tmp_path: Path
         table_size=2,
         deals=1,
         seed=3,
-        config={"hands": 1, "target": None},
+        # Long enough that the page, polling every 1.5 s, sees the count between 0 and the end:
+        # warm bots play a one-hand block in a few milliseconds.
+        config={"hands": 40, "target": None},
     )
     # A hostile name, as an older store may hold (new names are refused): the page escapes it.
     with writer.begin() as conn:
