@@ -80,22 +80,24 @@ def test_a_started_league_finishes_alone_even_when_the_broker_loses_its_messages
 ) -> None:
     env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": redis_url, **FAST}
     league = leagues.create(
-        # Hands enough that blocks wait in the queue while one plays, warm bots and all.
-        engine, "alone", BOTS, config={"hands": 20, "target": None}, table_size=TABLE, deals=6, seed=9
+        # Blocks and hands enough that blocks wait in the queue while one plays, warm bots and all.
+        engine, "alone", BOTS, config={"hands": 20, "target": None}, table_size=TABLE, deals=8, seed=9
     )
     started = _cli("league", "start", "alone", env=env)
     out, err = started.communicate(timeout=60)
     assert started.returncode == 0, err
-    assert "6 blocks queued" in out
-    # (A worker already running could have queued some of them first, in its own pass.)
-    worker = celery_workers("alone", database_url=pg_url, broker_url=redis_url, env=FAST)
-    # Starting again queues nothing twice: every block has its message.
+    assert "8 blocks queued" in out
+    # Starting again queues nothing twice: every block has its message. (Before the worker
+    # starts: a CLI on a loaded machine can take seconds, while the worker empties the queue.)
     again = _cli("league", "start", "alone", "--json", env=env)
     out, err = again.communicate(timeout=60)
     assert again.returncode == 0 and '"queued": 0' in out, (out, err)
+    worker = celery_workers("alone", database_url=pg_url, broker_url=redis_url, env=FAST)
 
     # The broker loses everything queued (a restart without persistence) while a block is played.
-    store.wait(lambda: len(repo.blocks_of(engine, league.id, ["done"])) >= 1, 120, "a block stored", 0.1)
+    store.wait(
+        lambda: len(repo.blocks_of(engine, league.id, ["running", "done"])) >= 1, 120, "a block claimed", 0.05
+    )
     client = redis.Redis.from_url(redis_url)
 
     def lose_queued() -> int:
