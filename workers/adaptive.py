@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from arena.tournament import Block
 from bot_sdk.stats import derive_seed
@@ -168,7 +167,7 @@ def boundary(until_confident: float, entrants: int, pair: ranking.PairGap, scale
     alpha = min(ALPHA_MAX, LOOK_FACTOR * (1 - until_confident) / max(entrants - 1, 1))
     if BOUNDARY == "sprt" and scale and pair.se is not None:
         return math.log((1 - alpha) / alpha) * pair.se / (2 * EFFECT * scale)
-    return float(stats.t.ppf(1 - alpha, max(pair.df, 1)))
+    return float(ranking.t_ppf(1 - alpha, max(pair.df, 1)))
 
 
 def separated(pair: ranking.PairGap, until_confident: float, entrants: int, scale: float | None) -> bool:
@@ -251,7 +250,7 @@ def wrong_order(pair: ranking.PairGap) -> float:
     """
     if pair.z is None:
         return 0.5
-    return float(stats.t.sf(pair.z, max(pair.df, 1)))
+    return float(ranking.t_sf(pair.z, max(pair.df, 1)))
 
 
 # --- the next round ----------------------------------------------------------------------------

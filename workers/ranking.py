@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
-from scipy import stats
 
 METHODS = ("ls", "pl")
 MIN_BLOCKS = 2
@@ -37,6 +36,24 @@ MIN_BLOCKS = 2
 
 PL_GROUPS = 20
 """The Plackett–Luce fit is iterative, so its jackknife leaves out groups of blocks, not single ones."""
+
+
+def t_ppf(q: Any, df: Any) -> Any:
+    """Student's t quantile (``scipy.stats.t.ppf``, the same function: ``scipy.special.stdtrit``).
+
+    From ``scipy.special``, imported on first use: ``scipy.stats`` costs about a second to import,
+    which every ``league`` command and local pool process paid without ranking anything.
+    """
+    from scipy import special
+
+    return special.stdtrit(df, q)
+
+
+def t_sf(x: Any, df: Any) -> Any:
+    """Student's t survival function (``scipy.stats.t.sf``: ``scipy.special.stdtr`` of ``-x``)."""
+    from scipy import special
+
+    return special.stdtr(df, -np.asarray(x, dtype=float))
 
 
 BATCHED_CELLS = 4_000_000
@@ -211,7 +228,7 @@ def compute(
         half = None
         if se_p is not None:
             df_p = int(blocks_of[p]) - 1 if method == "ls" else min(int(blocks_of[p]), PL_GROUPS) - 1
-            half = float(stats.t.ppf(1 - alpha / 2, df_p)) * se_p
+            half = float(t_ppf(1 - alpha / 2, df_p)) * se_p
         rows.append(
             EntrantStanding(
                 position=p,
@@ -470,7 +487,7 @@ def _block_means(
             intervals.append((None, None))
             continue
         half = (
-            float(stats.t.ppf(0.5 + confidence / 2, len(values) - 1))
+            float(t_ppf(0.5 + confidence / 2, len(values) - 1))
             * values.std(ddof=1)
             / math.sqrt(len(values))
         )
@@ -487,8 +504,8 @@ def _pair(upper: int, lower: int, gap: float, se: float | None, df: int, confide
         p = 0.0 if gap > 0 else 1.0
         return PairGap(upper, lower, float(gap), float(gap), float(gap), 0.0, df, z, p, None, False)
     z = gap / se
-    p = float(2 * stats.t.sf(abs(z), df))
-    half = float(stats.t.ppf(0.5 + confidence / 2, df)) * se
+    p = float(2 * t_sf(abs(z), df))
+    half = float(t_ppf(0.5 + confidence / 2, df)) * se
     return PairGap(upper, lower, float(gap), gap - half, gap + half, se, df, z, p, None, False)
 
 
@@ -537,8 +554,8 @@ def _rank_intervals(
     tested = ~np.isnan(se)
     a, b, se, df, diff = a[tested], b[tested], se[tested], df[tested], diff[tested]
     with np.errstate(divide="ignore", invalid="ignore"):
-        t_sf = stats.t.sf(np.abs(diff / np.where(se == 0.0, 1.0, se)), df)
-    p_values = np.where(se == 0.0, np.where(diff != 0, 0.0, 1.0), 2 * t_sf)
+        tail = t_sf(np.abs(diff / np.where(se == 0.0, 1.0, se)), df)
+    p_values = np.where(se == 0.0, np.where(diff != 0, 0.0, 1.0), 2 * tail)
     better, worse = np.where(diff >= 0, a, b), np.where(diff >= 0, b, a)
     told = np.array(holm(p_values.tolist()), dtype=np.float64) < alpha
     n = len(order)
