@@ -487,9 +487,7 @@ def _block_means(
             intervals.append((None, None))
             continue
         half = (
-            float(t_ppf(0.5 + confidence / 2, len(values) - 1))
-            * values.std(ddof=1)
-            / math.sqrt(len(values))
+            float(t_ppf(0.5 + confidence / 2, len(values) - 1)) * values.std(ddof=1) / math.sqrt(len(values))
         )
         intervals.append((means[p] - half, means[p] + half))
     return means, intervals
