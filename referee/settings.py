@@ -118,6 +118,11 @@ class Settings:
     warm_memory_mb: int = _setting(
         1024, "resident memory of a worker process's warm bots together; beyond it the least recently used go"
     )
+    blocks_at_once: int = _setting(
+        4,
+        "blocks of one league a local pool process plays as one set of matches on its warm bots,"
+        " while they answer fast enough (1: one block at a time)",
+    )
     warm_route_s: int = _setting(
         0,
         "seconds a Celery worker's list of warm bots stays valid for routing unless renewed"
@@ -152,6 +157,8 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         )
     if settings.reconcile_s < 1:
         raise SettingsError("SIXNIMMT_RECONCILE_S must be at least 1")
+    if settings.blocks_at_once < 1:
+        raise SettingsError("SIXNIMMT_BLOCKS_AT_ONCE must be at least 1")
     if settings.bot_events not in ("auto", "all", "none"):
         raise SettingsError(f"SIXNIMMT_BOT_EVENTS must be auto, all or none, got {settings.bot_events!r}")
     return settings

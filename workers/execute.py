@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,106 @@ def play_block(
     """
     started = time.monotonic()
     settings = load_settings()
+    block = _claim(engine, block_id, worker, settings)
+    if isinstance(block, BlockOutcome):
+        return block
+    league = repo.league_by_id(engine, block.league_id)
+    return _play_claimed(engine, block, league, started, settings, sandbox=sandbox, warm=warm)
+
+
+def play_blocks(
+    engine: Engine,
+    block_ids: Sequence[int],
+    *,
+    worker: str | None = None,
+    warm: WarmPool | None = None,
+    at_once: int = 1,
+) -> list[BlockOutcome]:
+    """Play and store several blocks, up to ``at_once`` of them as one set of matches.
+
+    The blocks of one set share the warm pool's referee and one process per league entrant: each
+    bot answers all of a step's requests from every block of the set in one message, which is what
+    makes small blocks cheap (docs/league.md, "Several blocks as one set"). A block joins the set
+    only while every entrant of the set, at its last measured time per decision, answers all of
+    its matches there within :data:`SHARE_QUEUE_MS`; a block with an entrant not measured yet, or
+    that plays on fresh processes or remote bots, is played on its own (as :func:`play_block`).
+    Each block keeps its own claim, lease and store transaction: its outcome is what
+    :func:`play_block` would return. The first error is raised once every block is over.
+    """
+    if warm is None or at_once <= 1:
+        return [play_block(engine, block_id, worker=worker, warm=warm) for block_id in block_ids]
+    settings = load_settings()
+    outcomes: dict[int, BlockOutcome] = {}
+    errors: list[BaseException] = []
+    leagues: dict[int, repo.League] = {}
+    group: list[_Claimed] = []
+
+    def play(items: list[_Claimed]) -> None:
+        try:
+            for outcome in _play_group(engine, warm, items):
+                outcomes[outcome.block_id] = outcome
+        except repo.NotFoundError:
+            raise
+        except Exception as exc:
+            errors.append(exc)
+        items.clear()
+
+    try:
+        for block_id in block_ids:
+            started = time.monotonic()
+            block = _claim(engine, block_id, worker, settings)
+            if isinstance(block, BlockOutcome):
+                outcomes[block_id] = block
+                continue
+            if block.league_id not in leagues:
+                leagues[block.league_id] = repo.league_by_id(engine, block.league_id)
+            league = leagues[block.league_id]
+            plan = Block(block.number, block.entrants, block.seed)
+            if not _shareable(warm, league, [(block, plan)]):
+                try:
+                    outcomes[block_id] = _play_claimed(engine, block, league, started, settings, warm=warm)
+                except repo.NotFoundError:
+                    raise
+                except Exception as exc:
+                    errors.append(exc)
+                continue
+            if group and (
+                len(group) >= at_once
+                or group[0].league.id != league.id
+                or not _shareable(warm, league, [(g.block, g.plan) for g in group] + [(block, plan)])
+            ):
+                play(group)
+            keeper = _keeper(engine, block, settings, lambda: None)  # its games end with the set's
+            group.append(_Claimed(block, league, plan, keeper.__enter__(), started))
+        if group:
+            play(group)
+    finally:
+        for item in group:  # not played (an error above): stop renewing; the lease runs out
+            item.keeper.__exit__(None, None, None)
+    if errors:
+        raise errors[0]
+    return [outcomes[block_id] for block_id in block_ids]
+
+
+SHARE_QUEUE_MS = 250
+"""Several blocks are played as one set only while each entrant's matches in it times its last
+measured mean time per decision stays under this: the requests queued before a bot's last one of a
+step cost it at most an eighth of the default two seconds per decision."""
+
+
+@dataclass(slots=True)
+class _Claimed:
+    """A block claimed for a set: its row, league, plan, running lease keeper and start time."""
+
+    block: Any
+    league: repo.League
+    plan: Block
+    keeper: LeaseKeeper
+    started: float
+
+
+def _claim(engine: Engine, block_id: int, worker: str | None, settings: Any) -> Any:
+    """The claimed block row, or the outcome of a block that cannot be claimed."""
     try:
         with metrics.STORE_WRITE_SECONDS.labels("claim_block").time():
             block = repo.claim_block(engine, block_id, worker or worker_name(), lease_s=settings.lease_s)
@@ -76,8 +176,38 @@ def play_block(
     if block is None:
         metrics.block_ended("", "skipped")
         return BlockOutcome(block_id, "done already")
+    return block
+
+
+def _shareable(warm: WarmPool, league: repo.League, blocks: Sequence[tuple[Any, Block]]) -> bool:
+    """Whether these blocks may be played as one set on ``warm``'s bots (see :func:`play_blocks`)."""
+    if getattr(league, "fresh_processes", False):
+        return False
+    matches: dict[int, int] = {}
+    for block, plan in blocks:
+        if remote_bots.remote_entrants(league, block.entrants, _name):
+            return False
+        for position in block.entrants:
+            matches[position] = matches.get(position, 0) + len(plan.seatings())
+    for position, count in matches.items():
+        ms = warm.decision_ms.get(league.entrants[position].sha256)
+        if ms is None or count * ms > SHARE_QUEUE_MS:
+            return False
+    return True
+
+
+def _play_claimed(
+    engine: Engine,
+    block: Any,
+    league: repo.League,
+    started: float,
+    settings: Any,
+    *,
+    sandbox: bool = True,
+    warm: WarmPool | None = None,
+) -> BlockOutcome:
+    """Play a claimed block on its own and store it (the body of :func:`play_block`)."""
     keepers: list[LeaseKeeper] = []
-    league = repo.league_by_id(engine, block.league_id)
     plan = Block(block.number, block.entrants, block.seed)
     try:
         # A block with remote entrants plays on the referee remote bots connect to (workers.remote).
@@ -94,22 +224,29 @@ def play_block(
         if keepers and keepers[0].lost:
             # Another worker may be playing the block now: it stores it, this one stores nothing.
             metrics.block_ended(league.variant, "lost", started)
-            return BlockOutcome(block_id, "lease lost")
+            return BlockOutcome(block.id, "lease lost")
         metrics.block_ended(league.variant, "failed", started)
-        repo.fail_block(engine, block_id, f"{type(exc).__name__}: {exc}", claim=block.claim)
+        repo.fail_block(engine, block.id, f"{type(exc).__name__}: {exc}", claim=block.claim)
         raise
+    return _store(engine, block, league, plan, run, started)
+
+
+def _store(
+    engine: Engine, block: Any, league: repo.League, plan: Block, run: RemoteRun, started: float
+) -> BlockOutcome:
+    """Store a played block's matches in one transaction (a match that did not finish fails it)."""
     played = []
     for rotation, (seating, match) in enumerate(zip(plan.seatings(), run.matches, strict=True)):
         if match.status != "finished":
             error = f"match {rotation} {match.status}: {match.error}"
             metrics.block_ended(league.variant, "failed", started)
-            repo.fail_block(engine, block_id, error, claim=block.claim)
+            repo.fail_block(engine, block.id, error, claim=block.claim)
             raise BlockError(error)
         played.append(_record(rotation, block.seed, seating, match, league, run.exits))
     with metrics.STORE_WRITE_SECONDS.labels("record_block").time():
-        stored = repo.record_block(engine, block_id, played, claim=block.claim)
+        stored = repo.record_block(engine, block.id, played, claim=block.claim)
     metrics.block_ended(league.variant, "stored" if stored else "raced", started)
-    return BlockOutcome(block_id, "stored" if stored else "raced", len(played))
+    return BlockOutcome(block.id, "stored" if stored else "raced", len(played))
 
 
 def _keeper(engine: Engine, block: Any, settings: Any, on_lost: Callable[[], None]) -> LeaseKeeper:
@@ -163,6 +300,7 @@ def _play_warm(
                 standing={entrant: bot.token for entrant, bot in taken.items()},
             )
             results = [client.result(match_id, wait=True, timeout=24 * 3600) for match_id in ids]
+            _note_speeds(warm, league, block.entrants, results)
         finally:
             faulted = {s.entrant for match in results for s in match.seats if any(s.faults.values())}
             complete = len(results) == len(seatings) and keeper.lost is None
@@ -171,6 +309,97 @@ def _play_warm(
                 if exit is not None:
                     exits[entrant] = exit
     return RemoteRun(results, {entrant: exit.status for entrant, exit in exits.items()}, exits)
+
+
+def _play_group(engine: Engine, warm: WarmPool, items: list[_Claimed]) -> list[BlockOutcome]:
+    """Claimed blocks of one league as one set of matches on the warm pool (see :func:`play_blocks`).
+
+    One warm process per league entrant of the set plays that entrant's seats in every block of
+    it; the matches are created in one call, so each step's requests to a bot go in one message.
+    A block whose lease was lost is not stored (its games end with the set's); a bot with any
+    fault in the set, or whose set did not finish, is retired as after a block of its own.
+    """
+    if len(items) == 1:
+        item = items[0]
+        item.keeper.__exit__(None, None, None)
+        return [_play_claimed(engine, item.block, item.league, item.started, load_settings(), warm=warm)]
+    league = items[0].league
+    positions = sorted({position for item in items for position in item.block.entrants})
+    plans = [
+        MatchPlan(tuple(_name(p) for p in seating), item.block.seed)
+        for item in items
+        for seating in item.plan.seatings()
+    ]
+    taken: dict[str, WarmBot] = {}
+    results: list[RemoteMatch] = []
+    exits: dict[str, ProcessExit] = {}
+    try:
+        for position in positions:
+            version = league.entrants[position]
+            key = Version(version.sha256, version.entry_point, league.variant)
+            directory = warm.code_dir(
+                key, lambda path, sha=version.sha256: unpack(repo.artifact(engine, sha), path)
+            )
+            spec = bot_spec(directory, version.entry_point)
+            taken[_name(position)] = warm.take(key, spec, f"{version.bot}@{version.version}")
+        client = warm.client
+        ids, _ = client.create_matches(
+            league.variant,
+            league.config,
+            plans,
+            seat_key=league.seat_key,
+            standing={entrant: bot.token for entrant, bot in taken.items()},
+        )
+        results = [client.result(match_id, wait=True, timeout=24 * 3600) for match_id in ids]
+        _note_speeds(warm, league, positions, results)
+    except Exception as exc:
+        for item in items:
+            item.keeper.__exit__(None, None, None)
+            if item.keeper.lost:
+                metrics.block_ended(league.variant, "lost", item.started)
+            else:
+                metrics.block_ended(league.variant, "failed", item.started)
+                repo.fail_block(engine, item.block.id, f"{type(exc).__name__}: {exc}", claim=item.block.claim)
+        raise
+    finally:
+        faulted = {s.entrant for match in results for s in match.seats if any(s.faults.values())}
+        complete = len(results) == len(plans) and not any(item.keeper.lost for item in items)
+        for entrant, bot in taken.items():
+            exit = warm.give_back(bot, reusable=complete and entrant not in faulted)
+            if exit is not None:
+                exits[entrant] = exit
+        for item in items:
+            item.keeper.__exit__(None, None, None)
+    outcomes: list[BlockOutcome] = []
+    error: BlockError | None = None
+    statuses = {entrant: exit.status for entrant, exit in exits.items()}
+    offset = 0
+    for item in items:
+        count = len(item.plan.seatings())
+        run = RemoteRun(results[offset : offset + count], statuses, exits)
+        offset += count
+        if item.keeper.lost:
+            metrics.block_ended(league.variant, "lost", item.started)
+            outcomes.append(BlockOutcome(item.block.id, "lease lost"))
+            continue
+        try:
+            outcomes.append(_store(engine, item.block, league, item.plan, run, item.started))
+        except BlockError as exc:  # that block is failed; the others of the set are stored
+            error = error or exc
+    if error is not None:
+        raise error
+    return outcomes
+
+
+def _note_speeds(
+    warm: WarmPool, league: repo.League, positions: Sequence[int], results: Sequence[RemoteMatch]
+) -> None:
+    """Each entrant's mean time per decision in these matches, by bot version, for :func:`_shareable`."""
+    for position in set(positions):
+        seats = [s for match in results for s in match.seats if s.entrant == _name(position)]
+        decisions = sum(s.decisions for s in seats)
+        if decisions:
+            warm.decision_ms[league.entrants[position].sha256] = sum(s.think_ms for s in seats) / decisions
 
 
 def _play_fresh(

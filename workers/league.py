@@ -18,6 +18,7 @@ from sqlalchemy.exc import OperationalError
 
 from arena.tournament import Block
 from referee.rules.registry import find_variant, make_variant
+from referee.settings import load as load_settings
 from workers import adaptive, entrants, ranking, ratings, rounds
 from workers.planning import PlanError, plan_league
 from workers.store import repo
@@ -172,6 +173,30 @@ def _play_one(url: str, block_id: int, worker: str | None = None) -> str:
         engine.dispose()
 
 
+def _play_some(url: str, block_ids: Sequence[int], worker: str | None = None) -> list[str]:
+    """Pool worker body: blocks of one league, up to ``SIXNIMMT_BLOCKS_AT_ONCE`` of them played
+    as one set of matches on this process's warm bots (:func:`workers.execute.play_blocks`)."""
+    from workers import warm
+    from workers.execute import play_blocks
+
+    engine = make_engine(url)
+    try:
+        at_once = load_settings().blocks_at_once
+        outcomes = play_blocks(engine, block_ids, worker=worker, warm=warm.pool(), at_once=at_once)
+        return [outcome.status for outcome in outcomes]
+    finally:
+        engine.dispose()
+
+
+def _groups(block_ids: Sequence[int], processes: int, at_once: int) -> list[list[int]]:
+    """The blocks in tasks of at most ``at_once`` each, at least one task per process while there
+    are blocks enough, neighbours dealt to different tasks."""
+    if not block_ids:
+        return []
+    count = max(min(processes, len(block_ids)), -(-len(block_ids) // at_once))
+    return [list(block_ids[i::count]) for i in range(count)]
+
+
 def _pool_process() -> None:
     """A local pool process: Ctrl-C is for the parent, which stops the pool with SIGTERM."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -261,12 +286,13 @@ def run_local(
     try:
         while True:
             todo = [b.id for b in repo.blocks_of(engine, league.id) if b.status != "done"]
-            futures = [pool.submit(_play_one, url, block_id, claimer) for block_id in todo]
+            tasks = _groups(todo, max(1, processes), load_settings().blocks_at_once)
+            futures = [pool.submit(_play_some, url, task, claimer) for task in tasks]
             for future in as_completed(futures):
-                status = future.result()
-                counts[status] = counts.get(status, 0) + 1
-                if progress:
-                    progress(1)
+                for status in future.result():
+                    counts[status] = counts.get(status, 0) + 1
+                    if progress:
+                        progress(1)
             added = plan_next_round(engine, league)
             if not added:
                 pool.shutdown()
@@ -285,7 +311,6 @@ def start(engine: Engine, league: repo.League, *, send: Callable[[int], object] 
     Queues only blocks with no message in the broker already, so starting twice queues nothing
     twice; from then on the workers' reconciliation finishes the league (:mod:`workers.reconcile`).
     """
-    from referee.settings import load as load_settings
     from workers import reconcile
 
     repo.start_league(engine, league.id)

@@ -108,6 +108,9 @@ class WarmPool:
         """Processes started over the pool's life (for tests and benchmarks)."""
         self.retired: list[tuple[Version, str]] = []
         """(version, why) of the latest retired processes."""
+        self.decision_ms: dict[str, float] = {}
+        """Bot version (SHA-256) → its mean time per decision in its latest block, as the referee
+        measured it: whether blocks may share its process (``workers.execute.play_blocks``)."""
         self._stack = contextlib.ExitStack()
         self._client: RefereeClient | None = None
         self._lock = threading.Lock()

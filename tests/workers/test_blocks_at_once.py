@@ -1,0 +1,163 @@
+"""Several blocks of a local pool process played as one set of matches on its warm bots.
+
+Real sandboxed bot processes and the pool's own referee throughout; the sets are the real
+``CreateMatches`` calls, counted as they go by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, select, update
+
+from arena.remote import RefereeClient
+from arena.tournament import Block
+from workers import execute
+from workers import league as leagues
+from workers.execute import play_block, play_blocks
+from workers.store import repo, schema
+from workers.store.engine import make_engine
+from workers.store.migrate import upgrade
+from workers.warm import WarmPool
+
+BOTS = Path(__file__).resolve().parent / "warm_bots"
+ONE_HAND = {"hands": 1, "target": None}
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    store = make_engine(f"sqlite:///{tmp_path / 'store.db'}")
+    upgrade(store)
+    try:
+        yield store
+    finally:
+        store.dispose()
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many matches each ``CreateMatches`` call created (the real call, counted)."""
+    made: list[int] = []
+    create = RefereeClient.create_matches
+
+    def counted(self: RefereeClient, variant: str, config: Any, plans: Any, **kw: Any) -> Any:
+        made.append(len(plans))
+        return create(self, variant, config, plans, **kw)
+
+    monkeypatch.setattr(RefereeClient, "create_matches", counted)
+    return made
+
+
+def _results(engine: Engine, league_id: int) -> list[tuple[Any, ...]]:
+    query = (
+        select(schema.blocks.c.number, schema.matches.c.rotation, schema.matches.c.digest)
+        .join(schema.matches, schema.matches.c.block_id == schema.blocks.c.id)
+        .where(schema.blocks.c.league_id == league_id)
+        .order_by(schema.blocks.c.number, schema.matches.c.rotation)
+    )
+    with engine.connect() as conn:
+        digests = [tuple(row) for row in conn.execute(query)]
+    scores = [
+        (r["block"], r["rotation"], r["seat"], r["score"], r["faults"])
+        for r in repo.league_results(engine, league_id)
+    ]
+    return [*digests, *scores]
+
+
+def test_blocks_played_as_one_set_store_what_one_at_a_time_stores(engine: Engine, calls: list[int]) -> None:
+    bots = ["random*2", "heuristic", "lowest", "highest"]  # two processes of one version at a table
+    alone = leagues.create(engine, "alone", bots, config=ONE_HAND, deals=2, seed=5)
+    sets = leagues.create(engine, "sets", bots, config=ONE_HAND, deals=2, seed=5)
+    with engine.begin() as conn:
+        conn.execute(
+            update(schema.leagues).where(schema.leagues.c.id == sets.id).values(seat_key=alone.seat_key)
+        )
+    pool = WarmPool()
+    try:
+        for block in repo.blocks_of(engine, alone.id):
+            assert play_block(engine, block.id, warm=pool).status == "stored"
+        assert calls == [4] * 10
+        calls.clear()
+        pool.decision_ms.clear()  # as a new pool process: nothing measured yet
+        ids = [b.id for b in repo.blocks_of(engine, sets.id)]
+        outcomes = play_blocks(engine, ids, warm=pool, at_once=4)
+        assert [o.status for o in outcomes] == ["stored"] * 10
+        # The first block alone (nothing measured), the next too (its fifth entrant was not at the
+        # first table), then every entrant is measured and fast: sets of four blocks.
+        assert calls == [4, 4, 16, 16], calls
+        assert pool.started == 5, "one process per entrant, each set on the same ones"
+        assert all(bot.process.poll() is None for bot in pool.bots)
+    finally:
+        pool.close()
+    assert _results(engine, sets.id) == _results(engine, alone.id)
+    assert len(repo.blocks_of(engine, sets.id, ["done"])) == 10
+
+
+def test_a_bot_slow_to_answer_is_not_shared_by_blocks(engine: Engine) -> None:
+    league = leagues.create(
+        engine, "slow", ["random", "heuristic", "lowest", "highest"], config=ONE_HAND, deals=3
+    )
+    rows = repo.blocks_of(engine, league.id)
+    blocks = [(row, Block(row.number, row.entrants, row.seed)) for row in rows]
+    pool = WarmPool(sandbox=False)
+    try:
+        assert not execute._shareable(pool, league, blocks[:1]), "nothing measured yet"
+        for version in league.entrants:
+            pool.decision_ms[version.sha256] = 2.0
+        assert execute._shareable(pool, league, blocks)  # 3 blocks x 4 games x 2 ms
+        pool.decision_ms[league.entrants[2].sha256] = 40.0  # 8 games x 40 ms > 250 ms
+        assert execute._shareable(pool, league, blocks[:1])
+        assert not execute._shareable(pool, league, blocks[:2])
+    finally:
+        pool.close()
+    fresh = leagues.create(
+        engine,
+        "fresh",
+        ["random", "heuristic", "lowest", "highest"],
+        config=ONE_HAND,
+        deals=2,
+        fresh_processes=True,
+    )
+    fresh_blocks = [(r, Block(r.number, r.entrants, r.seed)) for r in repo.blocks_of(engine, fresh.id)]
+    pool = WarmPool(sandbox=False)
+    try:
+        for version in fresh.entrants:
+            pool.decision_ms[version.sha256] = 1.0
+        assert not execute._shareable(pool, fresh, fresh_blocks[:1]), "fresh processes: never shared"
+    finally:
+        pool.close()
+
+
+def test_a_bot_that_crashes_in_a_set_faults_there_and_is_replaced(engine: Engine, calls: list[int]) -> None:
+    crasher = str(BOTS / "third_block_crash.py")  # dies in its ninth game in one process
+    league = leagues.create(
+        engine, "crash", [crasher, "random", "lowest", "highest"], config=ONE_HAND, deals=5
+    )
+    ids = [b.id for b in repo.blocks_of(engine, league.id)]
+    calls.clear()  # the entrant check of league create played its games
+    pool = WarmPool()
+    try:
+        outcomes = play_blocks(engine, ids, warm=pool, at_once=4)
+        assert [o.status for o in outcomes] == ["stored"] * 5
+        assert calls == [4, 16], calls  # block 1 alone, then blocks 2-5 as one set
+        assert [why for _, why in pool.retired] == ["retired"]
+        assert pool.started == 4
+    finally:
+        pool.close()
+    results = repo.league_results(engine, league.id)
+    numbers = sorted({r["block"] for r in results})
+    crashed = {r["block"] for r in results if r["position"] == 0 and r["faults"]}
+    assert crashed and crashed <= set(numbers[1:]), results  # in the set, where its ninth game is
+    assert not any(r["faults"] for r in results if r["position"] != 0)
+    with engine.connect() as conn:
+        details = [
+            row.fault_detail
+            for row in conn.execute(
+                select(schema.seat_results.c.fault_detail).where(schema.seat_results.c.position == 0)
+            )
+            if row.fault_detail
+        ]
+    assert details and all('"status": 9' in d for d in details), details
