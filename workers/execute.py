@@ -277,20 +277,13 @@ def _play_warm(
     """
     taken: dict[str, WarmBot] = {}
     results: list[RemoteMatch] = []
-    exits: dict[str, ProcessExit] = {}
     keeper = _keeper(engine, block, settings, lambda: warm.kill(list(taken.values())))
     keepers.append(keeper)
     seatings = plan.seatings()
     with keeper:
         try:
             for position in block.entrants:
-                version = league.entrants[position]
-                key = Version(version.sha256, version.entry_point, league.variant)
-                directory = warm.code_dir(
-                    key, lambda path, sha=version.sha256: unpack(repo.artifact(engine, sha), path)
-                )
-                spec = bot_spec(directory, version.entry_point)
-                taken[_name(position)] = warm.take(key, spec, f"{version.bot}@{version.version}")
+                taken[_name(position)] = _take(warm, engine, league, position)
             client = warm.client
             ids, _ = client.create_matches(
                 league.variant,
@@ -302,13 +295,31 @@ def _play_warm(
             results = [client.result(match_id, wait=True, timeout=24 * 3600) for match_id in ids]
             _note_speeds(warm, league, block.entrants, results)
         finally:
-            faulted = {s.entrant for match in results for s in match.seats if any(s.faults.values())}
             complete = len(results) == len(seatings) and keeper.lost is None
-            for entrant, bot in taken.items():
-                exit = warm.give_back(bot, reusable=complete and entrant not in faulted)
-                if exit is not None:
-                    exits[entrant] = exit
+            exits = _give_back(warm, taken, results, complete)
     return RemoteRun(results, {entrant: exit.status for entrant, exit in exits.items()}, exits)
+
+
+def _take(warm: WarmPool, engine: Engine, league: repo.League, position: int) -> WarmBot:
+    """A live warm process for a league entrant (its code unpacked into the pool once)."""
+    version = league.entrants[position]
+    key = Version(version.sha256, version.entry_point, league.variant)
+    directory = warm.code_dir(key, lambda path: unpack(repo.artifact(engine, version.sha256), path))
+    return warm.take(key, bot_spec(directory, version.entry_point), f"{version.bot}@{version.version}")
+
+
+def _give_back(
+    warm: WarmPool, taken: Mapping[str, WarmBot], results: Sequence[RemoteMatch], complete: bool
+) -> dict[str, ProcessExit]:
+    """Give the processes back: kept warm only if their games all finished without a fault of
+    theirs; returns how each retired one ended, by entrant."""
+    faulted = {s.entrant for match in results for s in match.seats if any(s.faults.values())}
+    exits: dict[str, ProcessExit] = {}
+    for entrant, bot in taken.items():
+        exit = warm.give_back(bot, reusable=complete and entrant not in faulted)
+        if exit is not None:
+            exits[entrant] = exit
+    return exits
 
 
 def _play_group(engine: Engine, warm: WarmPool, items: list[_Claimed]) -> list[BlockOutcome]:
@@ -332,16 +343,9 @@ def _play_group(engine: Engine, warm: WarmPool, items: list[_Claimed]) -> list[B
     ]
     taken: dict[str, WarmBot] = {}
     results: list[RemoteMatch] = []
-    exits: dict[str, ProcessExit] = {}
     try:
         for position in positions:
-            version = league.entrants[position]
-            key = Version(version.sha256, version.entry_point, league.variant)
-            directory = warm.code_dir(
-                key, lambda path, sha=version.sha256: unpack(repo.artifact(engine, sha), path)
-            )
-            spec = bot_spec(directory, version.entry_point)
-            taken[_name(position)] = warm.take(key, spec, f"{version.bot}@{version.version}")
+            taken[_name(position)] = _take(warm, engine, league, position)
         client = warm.client
         ids, _ = client.create_matches(
             league.variant,
@@ -362,12 +366,8 @@ def _play_group(engine: Engine, warm: WarmPool, items: list[_Claimed]) -> list[B
                 repo.fail_block(engine, item.block.id, f"{type(exc).__name__}: {exc}", claim=item.block.claim)
         raise
     finally:
-        faulted = {s.entrant for match in results for s in match.seats if any(s.faults.values())}
         complete = len(results) == len(plans) and not any(item.keeper.lost for item in items)
-        for entrant, bot in taken.items():
-            exit = warm.give_back(bot, reusable=complete and entrant not in faulted)
-            if exit is not None:
-                exits[entrant] = exit
+        exits = _give_back(warm, taken, results, complete)
         for item in items:
             item.keeper.__exit__(None, None, None)
     outcomes: list[BlockOutcome] = []

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine, select, update
+from testkit import migrated_store
 
 from arena.remote import RefereeClient
 from arena.tournament import Block
@@ -19,8 +20,6 @@ from workers import execute
 from workers import league as leagues
 from workers.execute import play_block, play_blocks
 from workers.store import repo, schema
-from workers.store.engine import make_engine
-from workers.store.migrate import upgrade
 from workers.warm import WarmPool
 
 BOTS = Path(__file__).resolve().parent / "warm_bots"
@@ -29,12 +28,8 @@ ONE_HAND = {"hands": 1, "target": None}
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Engine]:
-    store = make_engine(f"sqlite:///{tmp_path / 'store.db'}")
-    upgrade(store)
-    try:
+    with migrated_store("sqlite", tmp_path, "sets") as store:
         yield store
-    finally:
-        store.dispose()
 
 
 @pytest.fixture
