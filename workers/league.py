@@ -157,25 +157,13 @@ def _first_round(
     return first
 
 
-def _play_one(url: str, block_id: int, worker: str | None = None) -> str:
-    """Pool worker body: one block with its own engine, on this pool process's warm bots.
-
-    A pool process keeps its warm pool (:mod:`workers.warm`) from block to block, so the bots of
-    the blocks it played before are live processes already.
-    """
-    from workers import warm
-    from workers.execute import play_block
-
-    engine = make_engine(url)
-    try:
-        return play_block(engine, block_id, worker=worker, warm=warm.pool()).status
-    finally:
-        engine.dispose()
-
-
 def _play_some(url: str, block_ids: Sequence[int], worker: str | None = None) -> list[str]:
     """Pool worker body: blocks of one league, up to ``SIXNIMMT_BLOCKS_AT_ONCE`` of them played
-    as one set of matches on this process's warm bots (:func:`workers.execute.play_blocks`)."""
+    as one set of matches on this process's warm bots (:func:`workers.execute.play_blocks`).
+
+    A pool process keeps its warm pool (:mod:`workers.warm`) from task to task, so the bots of
+    the blocks it played before are live processes already.
+    """
     from workers import warm
     from workers.execute import play_blocks
 
