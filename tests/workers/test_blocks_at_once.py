@@ -81,8 +81,9 @@ def test_blocks_played_as_one_set_store_what_one_at_a_time_stores(engine: Engine
         outcomes = play_blocks(engine, ids, warm=pool, at_once=4)
         assert [o.status for o in outcomes] == ["stored"] * 10
         # The first block alone (nothing measured), the next too (its fifth entrant was not at the
-        # first table), then every entrant is measured and fast: sets of four blocks.
-        assert calls == [4, 4, 16, 16], calls
+        # first table), then every entrant is measured and fast: a set of four blocks. (Later sets
+        # may be smaller on a loaded machine: slower answers shrink them, as the gate intends.)
+        assert calls[:3] == [4, 4, 16] and sum(calls) == 40, calls
         assert pool.started == 5, "one process per entrant, each set on the same ones"
         assert all(bot.process.poll() is None for bot in pool.bots)
     finally:
