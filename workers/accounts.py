@@ -213,18 +213,32 @@ def list_accounts(engine: Engine) -> list[dict[str, Any]]:
 
 def referee_keys(engine: Engine) -> list[dict[str, Any]]:
     """The keys the referee accepts (not revoked): id, account, hash and limits, never a key."""
+    return referee_key_set(engine)[0]
+
+
+def referee_key_set(engine: Engine) -> tuple[list[dict[str, Any]], int]:
+    """:func:`referee_keys` and the generation they were read at, from one statement.
+
+    The generation is one more than the number of keys made plus the number revoked: keys are
+    never deleted and a revocation is final, so it grows with every change and two reads of the
+    same state agree. It starts at 1, since 0 is the protocol's "not ordered".
+    One statement reads both, so they come from the same snapshot (PostgreSQL's read committed
+    gives each statement its own).
+    """
     with engine.connect() as conn:
-        rows = conn.execute(_key_query().where(api_keys.c.revoked_at.is_(None)).order_by(api_keys.c.id))
-        return [
-            {
-                "key_id": r.key_id,
-                "account": r.account,
-                "sha256": r.sha256,
-                "max_connections": r.max_connections,
-                "max_matches": r.max_matches,
-            }
-            for r in rows
-        ]
+        rows = list(conn.execute(_key_query().order_by(api_keys.c.id)))
+    live = [
+        {
+            "key_id": r.key_id,
+            "account": r.account,
+            "sha256": r.sha256,
+            "max_connections": r.max_connections,
+            "max_matches": r.max_matches,
+        }
+        for r in rows
+        if r.revoked_at is None
+    ]
+    return live, 1 + len(rows) + sum(r.revoked_at is not None for r in rows)
 
 
 # -- accounts as league entrants -----------------------------------------------------------

@@ -70,9 +70,14 @@ def remote_referee() -> Iterator[RefereeClient]:
 
 
 def push_keys(engine: Engine, referee: RefereeClient) -> int:
-    """Hand the referee every key that is not revoked (the whole set); returns connections it closed."""
-    request = referee_pb2.SetRemoteKeysRequest()
-    for key in accounts.referee_keys(engine):
+    """Hand the referee every key that is not revoked (the whole set); returns connections it closed.
+
+    The set carries the store's generation, so that a push that read the store earlier but
+    arrives later (another process's) is ignored rather than dropping newer keys.
+    """
+    keys, generation = accounts.referee_key_set(engine)
+    request = referee_pb2.SetRemoteKeysRequest(generation=generation)
+    for key in keys:
         request.keys.add(**key)
     try:
         reply = referee.stub.SetRemoteKeys(request, timeout=referee.timeout, metadata=referee.metadata)

@@ -4,11 +4,12 @@ A bot on its author's machine (``sixnimmt bot connect``) presents an API key (``
 bot started by the platform presents its entrant token. The referee keeps no store: the league
 hands it the SHA-256 of every key that is not revoked, with its account and limits
 (``SetRemoteKeys``, which replaces the whole set and closes the connections of keys no longer in
-it). A key's connection is a standing entrant (:class:`referee.driver.StandingLink`): it stays
-open, and ``CreateMatches`` adds matches to it by naming the account (``remote``) instead of
-handing out a token. Per key, the referee enforces how many connections may be open at once and
-how many matches its connections may play at once. A connection that breaks leaves its games
-waiting as for any bot; the same key connecting again takes them up.
+it; each set carries the store's generation, and a set older than the one held is ignored). A
+key's connection is a standing entrant (:class:`referee.driver.StandingLink`): it stays open, and
+``CreateMatches`` adds matches to it by naming the account (``remote``) instead of handing out a
+token. Per key, the referee enforces how many connections may be open at once and how many
+matches its connections may play at once. A connection that breaks leaves its games waiting as
+for any bot; the same key connecting again takes them up.
 """
 
 from __future__ import annotations
@@ -98,14 +99,33 @@ class RemoteHub:
         self.state = state
         self.keys: dict[str, RemoteKey] | None = None
         """SHA-256 → key; ``None`` until the league hands them over."""
+        self.generation = 0
+        """The store's generation of the keys held (0: none held, or a set given unordered)."""
         self.by_id: dict[str, RemoteKey] = {}
         self.remotes: dict[str, list[_Remote]] = {}
         """Account → its standing connections (open, broken with games left, or awaited)."""
 
     # -- the league's side (admin calls) ----------------------------------------------------
 
-    def set_keys(self, keys: Iterable[RemoteKey]) -> int:
-        """Replace the known keys; close the connections of keys no longer known. Returns how many."""
+    def is_stale(self, generation: int) -> bool:
+        """Whether a set read at ``generation`` is older than the one held (and must be ignored).
+
+        Pushes come from several processes (a key made on the command line, every remote block's
+        wait), each reading the store and then calling; nothing orders their arrival. A set read
+        before a key was made, arriving after one read after, would drop the new key and close its
+        connection as if it were revoked. The store's generation grows with every key made or
+        revoked, so the later read always has the larger (or an equal, same-content) number.
+        """
+        return generation != 0 and generation < self.generation
+
+    def set_keys(self, keys: Iterable[RemoteKey], generation: int = 0) -> int:
+        """Replace the known keys; close the connections of keys no longer known. Returns how many.
+
+        A set at a ``generation`` older than the one held changes nothing (:meth:`is_stale`).
+        """
+        if self.is_stale(generation):
+            return 0
+        self.generation = generation
         self.keys = {k.sha256: k for k in keys}
         self.by_id = {k.key_id: k for k in self.keys.values()}
         closed = 0

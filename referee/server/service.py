@@ -165,8 +165,14 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             RemoteKey(k.key_id, k.account, k.sha256.lower(), k.max_connections, k.max_matches)
             for k in request.keys
         ]
-        closed = self.remote.set_keys(keys)
-        return referee_pb2.SetRemoteKeysResponse(keys=len(keys), closed=closed)
+        stale = self.remote.is_stale(request.generation)
+        closed = self.remote.set_keys(keys, request.generation)
+        return referee_pb2.SetRemoteKeysResponse(
+            keys=len(self.remote.keys or {}),
+            closed=closed,
+            generation=self.remote.generation,
+            stale=stale,
+        )
 
     @maps_errors
     async def GetRemoteStatus(

@@ -248,18 +248,24 @@ class RemoteKey(_message.Message):
     def __init__(self, key_id: _Optional[str] = ..., account: _Optional[str] = ..., sha256: _Optional[str] = ..., max_connections: _Optional[int] = ..., max_matches: _Optional[int] = ...) -> None: ...
 
 class SetRemoteKeysRequest(_message.Message):
-    __slots__ = ("keys",)
+    __slots__ = ("keys", "generation")
     KEYS_FIELD_NUMBER: _ClassVar[int]
+    GENERATION_FIELD_NUMBER: _ClassVar[int]
     keys: _containers.RepeatedCompositeFieldContainer[RemoteKey]
-    def __init__(self, keys: _Optional[_Iterable[_Union[RemoteKey, _Mapping]]] = ...) -> None: ...
+    generation: int
+    def __init__(self, keys: _Optional[_Iterable[_Union[RemoteKey, _Mapping]]] = ..., generation: _Optional[int] = ...) -> None: ...
 
 class SetRemoteKeysResponse(_message.Message):
-    __slots__ = ("keys", "closed")
+    __slots__ = ("keys", "closed", "generation", "stale")
     KEYS_FIELD_NUMBER: _ClassVar[int]
     CLOSED_FIELD_NUMBER: _ClassVar[int]
+    GENERATION_FIELD_NUMBER: _ClassVar[int]
+    STALE_FIELD_NUMBER: _ClassVar[int]
     keys: int
     closed: int
-    def __init__(self, keys: _Optional[int] = ..., closed: _Optional[int] = ...) -> None: ...
+    generation: int
+    stale: bool
+    def __init__(self, keys: _Optional[int] = ..., closed: _Optional[int] = ..., generation: _Optional[int] = ..., stale: _Optional[bool] = ...) -> None: ...
 
 class GetRemoteStatusRequest(_message.Message):
     __slots__ = ("accounts",)

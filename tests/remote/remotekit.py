@@ -177,7 +177,12 @@ class BotConnection:
         return self.stderr()
 
     def ended(self, timeout: float = 30) -> int:
-        return self.process.wait(timeout)
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(
+                f"bot connect still running after {timeout} s; its stderr:\n{self.stderr()}"
+            ) from None
 
 
 @pytest.fixture(scope="module")

@@ -54,6 +54,23 @@ def test_a_key_is_stored_as_its_hash_only_and_shown_once(engine: Engine) -> None
     assert second != secret and other.key_id != key.key_id
 
 
+def test_the_key_set_generation_grows_with_every_key_made_or_revoked(engine: Engine) -> None:
+    keys, empty = accounts.referee_key_set(engine)
+    assert (keys, empty) == ([], 1)  # never 0, the protocol's "not ordered"
+    accounts.create_account(engine, "alice")
+    assert accounts.referee_key_set(engine)[1] == empty  # an account alone changes no key
+    first, _ = accounts.create_key(engine, "alice")
+    made = accounts.referee_key_set(engine)
+    assert made[1] > empty and made == accounts.referee_key_set(engine)  # same state, same number
+    accounts.create_key(engine, "alice")
+    two = accounts.referee_key_set(engine)[1]
+    accounts.revoke_key(engine, first.key_id)
+    keys, revoked = accounts.referee_key_set(engine)
+    assert made[1] < two < revoked
+    assert [k["key_id"] for k in keys] == [k["key_id"] for k in accounts.referee_keys(engine)]
+    assert first.key_id not in {k["key_id"] for k in keys}
+
+
 def test_a_revoked_key_stays_listed_and_leaves_the_referee_keys(engine: Engine) -> None:
     accounts.create_account(engine, "alice")
     key, secret = accounts.create_key(engine, "alice")

@@ -19,6 +19,7 @@ from testkit import free_port, sixnimmt, wait_for
 
 from arena.remote import MatchPlan, RemoteError, play_remote
 from referee.faults import FaultKind
+from sixnimmt.v1 import referee_pb2
 
 SHORT = {"players": 2, "hands": 1, "target": None}
 ONE_HAND = ("-o", "hands=1", "-o", "target=None")
@@ -172,6 +173,51 @@ def test_per_key_limits_are_enforced_by_the_referee(site: Site) -> None:
     finally:
         first.process.terminate()
         client.close()
+
+
+def test_a_key_set_read_before_a_key_was_made_does_not_drop_it(site: Site) -> None:
+    """Pushes from several processes arrive in any order: an older set is ignored, not applied."""
+    from workers import accounts
+
+    engine = site.engine()
+    client = site.admin()
+    try:
+        accounts.create_account(engine, "hana")
+        before, old = accounts.referee_key_set(engine)  # read, then held up (another process)
+        _, key = accounts.create_key(engine, "hana")
+        site.push(engine)
+        bot = site.connect(key, "--server", site.referee.public)
+        bot.wait_line("connected to")
+
+        def push(keys: list[dict[str, object]], generation: int) -> referee_pb2.SetRemoteKeysResponse:
+            request = referee_pb2.SetRemoteKeysRequest(generation=generation)
+            for k in keys:
+                request.keys.add(**k)
+            return client.stub.SetRemoteKeys(request, timeout=10, metadata=client.metadata)
+
+        late = push(before, old)
+        now = accounts.referee_key_set(engine)[1]
+        assert (late.stale, late.closed, late.generation) == (True, 0, now)
+        assert late.keys == len(accounts.referee_keys(engine))
+        hana = client.stub.GetRemoteStatus(
+            referee_pb2.GetRemoteStatusRequest(accounts=["hana"]), timeout=10, metadata=client.metadata
+        ).accounts[0]
+        assert hana.connections == 1 and bot.process.poll() is None
+        # A newer set applies: revoking the key closes the bot's connection.
+        key_id = key.split("_")[1]
+        accounts.revoke_key(engine, key_id)
+        keys, newer = accounts.referee_key_set(engine)
+        applied = push(keys, newer)
+        assert (applied.stale, applied.closed, applied.generation) == (False, 1, newer)
+        assert bot.ended() == 2
+        assert bot.stderr().strip().endswith("the API key was revoked")
+        # A set without a generation (0, a hand-made admin call) is always applied.
+        unordered = push(keys, 0)
+        assert (unordered.stale, unordered.generation) == (False, 0)
+    finally:
+        site.push(engine)  # the store's set again, for the module's other tests
+        client.close()
+        engine.dispose()
 
 
 def _certificate(directory: Path) -> tuple[Path, Path]:
