@@ -29,7 +29,7 @@ bytecode: $(STAMP)
 LEAGUE ?= demo
 LEAGUE_BOTS ?= examples/cautious_bot.py,random,lowest,highest,heuristic,mc
 LEAGUE_DEALS ?= 2
-run: $(STAMP) bytecode bubblewrap
+run: $(STAMP) bubblewrap bytecode
 	@if $(BIN)/sixnimmt league status '$(LEAGUE)' --json >/dev/null 2>&1; then \
 		echo "make run: league $(LEAGUE) is in the store: playing what is left of it, then its standings" \
 			"(a new league: make run LEAGUE=another-name)" >&2; \
@@ -41,7 +41,7 @@ run: $(STAMP) bytecode bubblewrap
 ## The whole suite: lint first, then every test (statistical and golden ones included). The
 ## dashboard's browser tests need chromium: `make test` installs it (see chromium below) or stops
 ## with the command to run, and the tests fail rather than skip if it is still missing.
-test: lint bytecode bubblewrap chromium node
+test: lint bubblewrap chromium node bytecode
 	SIXNIMMT_TEST_BROWSER=required $(BIN)/python -m pytest -n 2 -q
 
 ## bubblewrap: every bot runs sandboxed under bwrap, and the sandbox refuses to run a bot without
