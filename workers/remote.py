@@ -76,14 +76,23 @@ def push_keys(engine: Engine, referee: RefereeClient) -> int:
     arrives later (another process's) is ignored rather than dropping newer keys.
     """
     keys, generation = accounts.referee_key_set(engine)
+    return int(send_keys(referee, keys, generation).closed)
+
+
+def send_keys(
+    referee: RefereeClient, keys: Sequence[Mapping[str, Any]], generation: int
+) -> referee_pb2.SetRemoteKeysResponse:
+    """``SetRemoteKeys`` with these keys (:func:`workers.accounts.referee_key_set`'s) at ``generation``."""
     request = referee_pb2.SetRemoteKeysRequest(generation=generation)
     for key in keys:
         request.keys.add(**key)
     try:
-        reply = referee.stub.SetRemoteKeys(request, timeout=referee.timeout, metadata=referee.metadata)
+        reply: referee_pb2.SetRemoteKeysResponse = referee.stub.SetRemoteKeys(
+            request, timeout=referee.timeout, metadata=referee.metadata
+        )
     except grpc.RpcError as exc:
         raise RemoteError(f"SetRemoteKeys at {referee.address} failed: {_describe(exc)}") from exc
-    return int(reply.closed)
+    return reply
 
 
 def push_keys_if_configured(engine: Engine) -> str | None:

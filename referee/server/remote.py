@@ -118,13 +118,14 @@ class RemoteHub:
         """
         return generation != 0 and generation < self.generation
 
-    def set_keys(self, keys: Iterable[RemoteKey], generation: int = 0) -> int:
+    def set_keys(self, keys: Iterable[RemoteKey], generation: int = 0) -> int | None:
         """Replace the known keys; close the connections of keys no longer known. Returns how many.
 
-        A set at a ``generation`` older than the one held changes nothing (:meth:`is_stale`).
+        A set at a ``generation`` older than the one held changes nothing and returns ``None``
+        (:meth:`is_stale`).
         """
         if self.is_stale(generation):
-            return 0
+            return None
         self.generation = generation
         self.keys = {k.sha256: k for k in keys}
         self.by_id = {k.key_id: k for k in self.keys.values()}

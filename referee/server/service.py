@@ -165,13 +165,12 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             RemoteKey(k.key_id, k.account, k.sha256.lower(), k.max_connections, k.max_matches)
             for k in request.keys
         ]
-        stale = self.remote.is_stale(request.generation)
         closed = self.remote.set_keys(keys, request.generation)
         return referee_pb2.SetRemoteKeysResponse(
             keys=len(self.remote.keys or {}),
-            closed=closed,
+            closed=closed or 0,
             generation=self.remote.generation,
-            stale=stale,
+            stale=closed is None,
         )
 
     @maps_errors

@@ -177,7 +177,7 @@ def test_per_key_limits_are_enforced_by_the_referee(site: Site) -> None:
 
 def test_a_key_set_read_before_a_key_was_made_does_not_drop_it(site: Site) -> None:
     """Pushes from several processes arrive in any order: an older set is ignored, not applied."""
-    from workers import accounts
+    from workers import accounts, remote
 
     engine = site.engine()
     client = site.admin()
@@ -190,10 +190,7 @@ def test_a_key_set_read_before_a_key_was_made_does_not_drop_it(site: Site) -> No
         bot.wait_line("connected to")
 
         def push(keys: list[dict[str, object]], generation: int) -> referee_pb2.SetRemoteKeysResponse:
-            request = referee_pb2.SetRemoteKeysRequest(generation=generation)
-            for k in keys:
-                request.keys.add(**k)
-            return client.stub.SetRemoteKeys(request, timeout=10, metadata=client.metadata)
+            return remote.send_keys(client, keys, generation)
 
         late = push(before, old)
         now = accounts.referee_key_set(engine)[1]
