@@ -85,3 +85,36 @@ def test_the_admin_token_is_not_logged_and_metrics_stay_on_loopback(tmp_path: Pa
 )
 def test_metrics_bind_to_the_listen_host_unless_configured(listen: str, configured: str, host: str) -> None:
     assert metrics_host(listen, Settings(referee_metrics_host=configured)) == host
+
+
+def test_python_m_referee_server_serves_without_the_league_store(tmp_path: Path) -> None:
+    """``local_referee``'s entry: the same ``serve``, and none of the store (SQLAlchemy) loaded."""
+    ready = tmp_path / "ready"
+    probe = (
+        "import sys, runpy, threading, time, os\n"
+        "def watch():\n"
+        f"    while not os.path.exists({str(ready)!r}): time.sleep(0.02)\n"
+        "    loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'workers', 'celery'))\n"
+        "    print('LOADED', loaded, flush=True)\n"
+        "    os._exit(0)\n"
+        "threading.Thread(target=watch, daemon=True).start()\n"
+        "sys.argv = ['referee.server', 'serve', '--listen', "
+        f"'unix:{tmp_path / 'sock'}', '--ready-file', {str(ready)!r}]\n"
+        "runpy.run_module('referee.server', run_name='__main__')\n"
+    )
+    env = {**os.environ, "SIXNIMMT_REFEREE_METRICS_PORT": "0"}
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60)
+    assert "LOADED []" in done.stdout, done.stdout + done.stderr
+
+
+def test_python_m_referee_server_says_a_bad_setting_in_one_line(tmp_path: Path) -> None:
+    env = {**os.environ, "SIXNIMMT_DECISION_MS": "soon"}
+    done = subprocess.run(
+        [sys.executable, "-m", "referee.server", "serve", "--listen", f"unix:{tmp_path / 'sock'}"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["sixnimmt: error: SIXNIMMT_DECISION_MS must be an integer, got 'soon'"]
