@@ -467,6 +467,23 @@ def play_remote(
                 seat_key=seat_key,
                 **time_control,
             )
+    limit = matches_at_once()
+    if len(plans) > limit:
+        parts = [
+            play_remote(
+                specs,
+                plans[start : start + limit],
+                variant=variant,
+                config=config,
+                progress=progress,
+                client=client,
+                launch=launch,
+                seat_key=seat_key,
+                **time_control,
+            )
+            for start in range(0, len(plans), limit)
+        ]
+        return _joined(parts)
     ids, tokens = client.create_matches(variant, config or {}, plans, seat_key=seat_key, **time_control)
     processes = {
         entrant: spawn_bot(
@@ -498,6 +515,37 @@ def play_remote(
                 process.wait()
                 exit_codes[entrant] = None
                 exits[entrant] = process.exit()  # killed by SIGKILL: it did not stop after goodbye
+
+
+def matches_at_once() -> int:
+    """The most matches :func:`play_remote` creates at once: half the results a referee keeps
+    (``SIXNIMMT_KEEP_RESULTS``), at most 2,000.
+
+    A referee keeps the latest finished results only (bounded in count and memory), and the run
+    reads them in the order they were created: with more games in flight than it keeps, the
+    first to finish could be dropped before they are read, and a run of hours would fail at its
+    end. A longer run plays in parts of this size, one after another, each with its own bot
+    processes; the games, their seeds and their order are the same.
+    """
+    from referee.settings import load as load_settings
+
+    return max(1, min(2000, load_settings().keep_results // 2))
+
+
+def _joined(parts: Sequence[RemoteRun]) -> RemoteRun:
+    """One run of consecutive parts: every match in order; per entrant, the first exit of a part
+    that did not end cleanly, else the last."""
+    matches = [match for part in parts for match in part.matches]
+    exit_codes: dict[str, int | None] = {}
+    exits: dict[str, ProcessExit] = {}
+    for part in parts:
+        for entrant, code in part.exit_codes.items():
+            if entrant in exit_codes and exit_codes[entrant] != 0:
+                continue  # the first part whose process did not end cleanly stands
+            exit_codes[entrant] = code
+            if entrant in part.exits:
+                exits[entrant] = part.exits[entrant]
+    return RemoteRun(matches, exit_codes, exits)
 
 
 class BotExitedError(RemoteError):

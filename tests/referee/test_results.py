@@ -15,7 +15,7 @@ import grpc
 import pytest
 from refkit import ONE_HAND, Processes, transcript_of
 
-from arena.remote import MatchPlan, RemoteError, local_referee
+from arena.remote import MatchPlan, RemoteError, local_referee, matches_at_once, play_remote
 from referee import wire
 from referee.driver import FaultPolicy, TimeControl
 from referee.rules.transcript import replay_states
@@ -129,3 +129,24 @@ def test_an_evicted_match_answers_not_found_and_a_kept_one_its_result_and_events
             request = referee_pb2.WatchMatchRequest(match_id=dropped[0])
             list(client.stub.WatchMatch(request, metadata=client.metadata))
         assert failed.value.code() is grpc.StatusCode.NOT_FOUND
+
+
+def test_a_run_of_more_games_than_the_referee_keeps_plays_in_parts_and_loses_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``play_remote`` reads results in creation order: with more games in flight than the referee
+    keeps, the first to end were dropped before they were read, and the whole run failed at its
+    end. It plays in parts of half what the referee keeps, the same games in the same order."""
+    plans = [MatchPlan(("a", "b", "c", "d"), seed) for seed in range(14)]
+    bots = {name: "random" for name in "abcd"}
+    with local_referee() as client:
+        whole = play_remote(bots, plans, config=ONE_HAND, client=client, seat_key=b"same seats")
+    monkeypatch.setenv("SIXNIMMT_KEEP_RESULTS", "4")  # the referee started below and this process
+    assert matches_at_once() == 2
+    seen: list[int] = []
+    parts = play_remote(bots, plans, config=ONE_HAND, progress=seen.append, seat_key=b"same seats")
+    assert len(parts.matches) == 14 and sum(seen) == 14
+    assert all(m.status == "finished" and not any(s.faults for s in m.seats) for m in parts.matches)
+    # The same games (a digest also covers its match's id, which differs from run to run).
+    assert [m.transcript["steps"] for m in parts.matches] == [m.transcript["steps"] for m in whole.matches]
+    assert parts.exit_codes == {name: 0 for name in "abcd"}
