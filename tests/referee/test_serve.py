@@ -94,7 +94,8 @@ def test_python_m_referee_server_serves_without_the_league_store(tmp_path: Path)
         "import sys, runpy, threading, time, os\n"
         "def watch():\n"
         f"    while not os.path.exists({str(ready)!r}): time.sleep(0.02)\n"
-        "    loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'workers', 'celery'))\n"
+        "    store = ('sqlalchemy', 'workers', 'celery')\n"
+        "    loaded = sorted(m for m in sys.modules if m.split('.')[0] in store)\n"
         "    print('LOADED', loaded, flush=True)\n"
         "    os._exit(0)\n"
         "threading.Thread(target=watch, daemon=True).start()\n"
@@ -117,4 +118,5 @@ def test_python_m_referee_server_says_a_bad_setting_in_one_line(tmp_path: Path) 
         timeout=60,
     )
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == ["sixnimmt: error: SIXNIMMT_DECISION_MS must be an integer, got 'soon'"]
+    expected = "sixnimmt: error: SIXNIMMT_DECISION_MS must be an integer, got 'soon'"
+    assert done.stderr.strip().splitlines() == [expected]
