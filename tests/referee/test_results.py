@@ -150,3 +150,28 @@ def test_a_run_of_more_games_than_the_referee_keeps_plays_in_parts_and_loses_non
     # The same games (a digest also covers its match's id, which differs from run to run).
     assert [m.transcript["steps"] for m in parts.matches] == [m.transcript["steps"] for m in whole.matches]
     assert parts.exit_codes == {name: 0 for name in "abcd"}
+
+
+def test_results_are_read_many_at_once_in_the_order_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``RefereeClient.results`` keeps several GetResult calls waiting and yields in order, each
+    as ``result`` reads it; a failed call is one RemoteError naming its match."""
+    monkeypatch.setattr("arena.remote.RESULTS_IN_FLIGHT", 4)
+    with local_referee() as client:
+        bots = Processes(client)
+        try:
+            plans = [MatchPlan(("a", "b", "c", "d"), seed) for seed in range(10)]
+            ids, tokens = client.create_matches("classic", ONE_HAND, plans)
+            for name, token in tokens.items():
+                bots.sdk(name, "random", token)
+            # Asked in reverse while the games are played: the calls wait until each is over.
+            read = list(client.results(ids[::-1], timeout=60))
+            for name in tokens:
+                assert bots.wait(name) == 0
+        finally:
+            bots.close()
+        assert [m.match_id for m in read] == ids[::-1]
+        assert all(m.status == "finished" for m in read)
+        one = client.result(ids[3], timeout=30)
+        assert (one.digest, one.transcript, one.seats) == (read[6].digest, read[6].transcript, read[6].seats)
+        with pytest.raises(RemoteError, match="GetResult\\(no-such-match\\) failed: NOT_FOUND"):
+            list(client.results([ids[0], "no-such-match", ids[1]], timeout=30))
