@@ -292,7 +292,7 @@ def _play_warm(
                 seat_key=league.seat_key,
                 standing={entrant: bot.token for entrant, bot in taken.items()},
             )
-            results = [client.result(match_id, wait=True, timeout=24 * 3600) for match_id in ids]
+            results = list(client.results(ids, timeout=24 * 3600))
             _note_speeds(warm, league, block.entrants, results)
         finally:
             complete = len(results) == len(seatings) and keeper.lost is None
@@ -354,7 +354,7 @@ def _play_group(engine: Engine, warm: WarmPool, items: list[_Claimed]) -> list[B
             seat_key=league.seat_key,
             standing={entrant: bot.token for entrant, bot in taken.items()},
         )
-        results = [client.result(match_id, wait=True, timeout=24 * 3600) for match_id in ids]
+        results = list(client.results(ids, timeout=24 * 3600))
         _note_speeds(warm, league, positions, results)
     except Exception as exc:
         for item in items:
