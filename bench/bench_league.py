@@ -345,17 +345,17 @@ def warm_overhead_ms(blocks: int) -> float:
     from workers.warm import WarmPool
 
     inside: list[float] = []
-    create, result = RefereeClient.create_matches, RefereeClient.result
+    create, results = RefereeClient.create_matches, RefereeClient.results
     marks: dict[str, float] = {}
 
     def timed_create(self: Any, *args: Any, **kwargs: Any) -> Any:
         marks["start"] = time.perf_counter()
         return create(self, *args, **kwargs)
 
-    def timed_result(self: Any, *args: Any, **kwargs: Any) -> Any:
-        value = result(self, *args, **kwargs)
-        marks["end"] = time.perf_counter()
-        return value
+    def timed_results(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        for value in results(self, *args, **kwargs):  # a block reads its results through this
+            marks["end"] = time.perf_counter()
+            yield value
 
     with tempfile.TemporaryDirectory(prefix="sixnimmt-bench-") as tmp:
         engine = make_engine(f"sqlite:///{tmp}/warm.db")
@@ -366,7 +366,7 @@ def warm_overhead_ms(blocks: int) -> float:
             todo = repo.blocks_of(engine, league.id)
             assert play_block(engine, todo[0].id, warm=pool).status == "stored"  # the bots start here
             RefereeClient.create_matches = timed_create  # type: ignore[method-assign]
-            RefereeClient.result = timed_result  # type: ignore[method-assign]
+            RefereeClient.results = timed_results  # type: ignore[method-assign]
             overheads = []
             for block in todo[1:]:
                 start = time.perf_counter()
@@ -378,7 +378,7 @@ def warm_overhead_ms(blocks: int) -> float:
             assert pool.started == TABLE, pool.started
         finally:
             RefereeClient.create_matches = create  # type: ignore[method-assign]
-            RefereeClient.result = result  # type: ignore[method-assign]
+            RefereeClient.results = results  # type: ignore[method-assign]
             pool.close()
             engine.dispose()
     return statistics.median(overheads)
