@@ -14,11 +14,7 @@ from referee import settings as settings_module
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``referee`` command group."""
     referee = sub.add_parser("referee", help="the gRPC referee service")
-    register_commands(referee.add_subparsers(title="referee commands", metavar="COMMAND"))
-
-
-def register_commands(group: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """The group's commands (``serve``), here and in ``python -m referee.server``."""
+    group = referee.add_subparsers(title="referee commands", metavar="COMMAND")
     p = group.add_parser("serve", help="run a referee until interrupted")
     p.add_argument("--listen", help="address to listen on (default: $SIXNIMMT_REFEREE_LISTEN)")
     p.add_argument("--ready-file", help="write the bound address here once serving")

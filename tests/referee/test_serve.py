@@ -87,8 +87,9 @@ def test_metrics_bind_to_the_listen_host_unless_configured(listen: str, configur
     assert metrics_host(listen, Settings(referee_metrics_host=configured)) == host
 
 
-def test_python_m_referee_server_serves_without_the_league_store(tmp_path: Path) -> None:
-    """``local_referee``'s entry: the same ``serve``, and none of the store (SQLAlchemy) loaded."""
+def test_referee_serve_loads_only_its_own_commands(tmp_path: Path) -> None:
+    """``sixnimmt referee serve`` (as ``local_referee`` starts it) loads the referee's plugin
+    alone: none of the store (SQLAlchemy), Celery or ``workers`` once it serves."""
     ready = tmp_path / "ready"
     probe = (
         "import sys, runpy, threading, time, os\n"
@@ -99,19 +100,19 @@ def test_python_m_referee_server_serves_without_the_league_store(tmp_path: Path)
         "    print('LOADED', loaded, flush=True)\n"
         "    os._exit(0)\n"
         "threading.Thread(target=watch, daemon=True).start()\n"
-        "sys.argv = ['referee.server', 'serve', '--listen', "
+        "sys.argv = ['sixnimmt', 'referee', 'serve', '--listen', "
         f"'unix:{tmp_path / 'sock'}', '--ready-file', {str(ready)!r}]\n"
-        "runpy.run_module('referee.server', run_name='__main__')\n"
+        "runpy.run_module('bot_sdk.cli', run_name='__main__')\n"
     )
     env = {**os.environ, "SIXNIMMT_REFEREE_METRICS_PORT": "0"}
     done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60)
     assert "LOADED []" in done.stdout, done.stdout + done.stderr
 
 
-def test_python_m_referee_server_says_a_bad_setting_in_one_line(tmp_path: Path) -> None:
+def test_referee_serve_says_a_bad_setting_in_one_line(tmp_path: Path) -> None:
     env = {**os.environ, "SIXNIMMT_DECISION_MS": "soon"}
     done = subprocess.run(
-        [sys.executable, "-m", "referee.server", "serve", "--listen", f"unix:{tmp_path / 'sock'}"],
+        [sys.executable, "-m", "bot_sdk.cli", "referee", "serve", "--listen", f"unix:{tmp_path / 'sock'}"],
         env=env,
         capture_output=True,
         text=True,

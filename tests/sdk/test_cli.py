@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot_sdk import cli
 from bot_sdk.cli import main, parse_options
 
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "cautious_bot.py")
@@ -116,3 +118,33 @@ def test_parse_options_reads_json_values() -> None:
         "players": 5,
         "name": "x",
     }
+
+
+def test_a_plugin_command_loads_only_its_plugin_and_others_load_them_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``sixnimmt referee …`` loads the referee's plugin alone; a command no plugin is named
+    after (``bot`` joins several) and the top-level help load every plugin."""
+    from importlib.metadata import entry_points
+
+    loaded: list[str] = []
+
+    class Counted:
+        def __init__(self, entry: Any) -> None:
+            self.name, self._entry = entry.name, entry
+
+        def load(self) -> Any:
+            loaded.append(self.name)
+            return self._entry.load()
+
+    installed = [Counted(e) for e in entry_points(group="sixnimmt.commands")]
+    monkeypatch.setattr(cli, "entry_points", lambda group: list(installed))
+    every = sorted(e.name for e in installed)
+    cli.build_parser("referee")
+    assert loaded == ["referee"]
+    for command in ("bot", "worker", None):
+        loaded.clear()
+        parser = cli.build_parser(command)
+        assert sorted(loaded) == every, command
+    bot = parser.parse_args(["bot", "play", "random"])  # a plugin's command in the SDK's group
+    assert bot.func.__module__ == "arena.cli"
