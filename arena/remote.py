@@ -17,7 +17,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -532,16 +532,15 @@ def play_remote(
     grace = 0.0  # a run that stops early has nothing left for its bots to finish
     try:
         results = []
-        if watched:
-            for match_id in ids:
-                results.append(_wait_result(client, match_id, watched, plans, ids))
-                if progress:
-                    progress(1)
-        else:
-            for match in client.results(ids, timeout=24 * 3600):
-                results.append(match)
-                if progress:
-                    progress(1)
+        ended: Iterable[RemoteMatch] = (
+            (_wait_result(client, match_id, watched, plans, ids) for match_id in ids)
+            if watched
+            else client.results(ids, timeout=24 * 3600)
+        )
+        for match in ended:
+            results.append(match)
+            if progress:
+                progress(1)
         grace = 10.0
         return RemoteRun(results, exit_codes, exits)
     finally:
@@ -608,8 +607,6 @@ def _wait_result(
     ids: Sequence[str],
 ) -> RemoteMatch:
     """``match_id``'s result once it is over; :class:`BotExitedError` when a watched bot ends first."""
-    if not watched:
-        return client.result(match_id, wait=True, timeout=24 * 3600)
     while True:
         try:
             return client.result(match_id, wait=True, timeout=0.5)

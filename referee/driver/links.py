@@ -38,7 +38,7 @@ class SeatStats:
     finished: bool = False
     reasons: dict[tuple[FaultKind, str], int] = field(default_factory=dict)
     """(kind, reason) → count, bounded (see :func:`referee.faults.add_reason`)."""
-    total_faults: int = 0
+    total_faults: int = field(default=0, init=False)
     """All faults of the seat (the sum of ``faults``, kept as they are counted: the driver reads
     it for every decision)."""
     on_fault: Callable[[SeatStats, FaultKind, str, int], None] | None = field(

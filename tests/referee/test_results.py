@@ -15,7 +15,7 @@ import grpc
 import pytest
 from refkit import ONE_HAND, Processes, transcript_of
 
-from arena.remote import MatchPlan, RemoteError, local_referee, matches_at_once, play_remote
+from arena.remote import MatchPlan, RefereeClient, RemoteError, local_referee, matches_at_once, play_remote
 from referee import wire
 from referee.driver import FaultPolicy, TimeControl
 from referee.rules.transcript import replay_states
@@ -99,14 +99,21 @@ def test_results_are_bounded_by_bytes_too() -> None:
     assert "keeps the latest 1000 results within 0 MiB; " in results.missing("m0")
 
 
+def random_games(client: RefereeClient, bots: Processes, count: int) -> tuple[list[str], dict[str, str]]:
+    """``count`` one-hand games of four created, a random SDK bot started for each entrant;
+    returns the match ids and the entrants' tokens."""
+    plans = [MatchPlan(("a", "b", "c", "d"), seed) for seed in range(count)]
+    ids, tokens = client.create_matches("classic", ONE_HAND, plans)
+    for name, token in tokens.items():
+        bots.sdk(name, "random", token)
+    return ids, tokens
+
+
 def test_an_evicted_match_answers_not_found_and_a_kept_one_its_result_and_events() -> None:
     with local_referee(env={"SIXNIMMT_KEEP_RESULTS": "4"}) as client:
         bots = Processes(client)
         try:
-            plans = [MatchPlan(("a", "b", "c", "d"), seed) for seed in range(8)]
-            ids, tokens = client.create_matches("classic", ONE_HAND, plans)
-            for name, token in tokens.items():
-                bots.sdk(name, "random", token)
+            ids, tokens = random_games(client, bots, 8)
             for name in tokens:
                 assert bots.wait(name) == 0
         finally:
@@ -159,10 +166,7 @@ def test_results_are_read_many_at_once_in_the_order_asked(monkeypatch: pytest.Mo
     with local_referee() as client:
         bots = Processes(client)
         try:
-            plans = [MatchPlan(("a", "b", "c", "d"), seed) for seed in range(10)]
-            ids, tokens = client.create_matches("classic", ONE_HAND, plans)
-            for name, token in tokens.items():
-                bots.sdk(name, "random", token)
+            ids, tokens = random_games(client, bots, 10)
             # Asked in reverse while the games are played: the calls wait until each is over.
             read = list(client.results(ids[::-1], timeout=60))
             for name in tokens:
