@@ -79,7 +79,8 @@ class RemoteMatch:
 
 
 RESULTS_IN_FLIGHT = 32
-"""GetResult calls :meth:`RefereeClient.results` keeps waiting at once."""
+"""GetResult calls :meth:`RefereeClient.results` keeps waiting at once from a referee without
+GetResults."""
 
 
 class RefereeClient:
@@ -179,12 +180,36 @@ class RefereeClient:
         return int(reply.closed)
 
     def results(self, match_ids: Sequence[str], *, timeout: float | None = None) -> Iterator[RemoteMatch]:
-        """Each match's result once it has finished, in the order given.
+        """Each match's result once it has finished, in the order given; ``timeout`` bounds the
+        whole call.
 
-        Up to :data:`RESULTS_IN_FLIGHT` calls wait at once: one call after another spent 0.86 ms
-        a result on the round trip alone (600 one-hand games: 0.61 s against 0.22 s this way),
-        a third of a large remote run's time. A failed call stops the rest (they are cancelled).
+        One ``GetResults`` stream carries them all. A call per result (``GetResult``) cost the
+        referee and this client a unary call each: reading 600 finished results took 0.4 s that
+        way, most of it the calls' own cost. A referee without ``GetResults`` (an older version)
+        is read the old way: up to :data:`RESULTS_IN_FLIGHT` calls waiting at once.
         """
+        if not match_ids:
+            return
+        request = referee_pb2.GetResultsRequest(match_ids=list(match_ids), wait=True)
+        stream = self.stub.GetResults(request, timeout=timeout or self.timeout, metadata=self.metadata)
+        done = 0
+        try:
+            for reply in stream:
+                done += 1
+                yield _match_from_wire(reply)
+        except grpc.RpcError as exc:
+            if done == 0 and exc.code() is grpc.StatusCode.UNIMPLEMENTED:
+                yield from self._results_one_by_one(match_ids, timeout)
+                return
+            failed = match_ids[done] if done < len(match_ids) else "?"
+            raise RemoteError(f"GetResult({failed}) failed: {_describe(exc)}") from exc
+        finally:
+            stream.cancel()
+        if done < len(match_ids):
+            raise RemoteError(f"GetResults ended after {done} of {len(match_ids)} results")
+
+    def _results_one_by_one(self, match_ids: Sequence[str], timeout: float | None) -> Iterator[RemoteMatch]:
+        """:meth:`results` from a referee that has only ``GetResult``: calls waiting at once."""
         pending: deque[tuple[str, Any]] = deque()
         ids = iter(match_ids)
         try:

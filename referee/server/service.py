@@ -191,6 +191,24 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             await entry.done.wait()
         return self.state.result(request.match_id)
 
+    async def GetResults(
+        self, request: referee_pb2.GetResultsRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[game_pb2.MatchResult]:
+        """Each named match's result in the order given, on one stream; with ``wait``, each once
+        that match has finished. An id with no match ends the stream with ``NOT_FOUND`` after the
+        results before it."""
+        if not self.is_admin(context):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, ADMIN_ONLY)
+        for match_id in request.match_ids:
+            entry = self.state.matches.get(match_id)
+            if entry is not None and request.wait:
+                await entry.done.wait()
+            try:
+                result = self.state.result(match_id)
+            except UnknownMatchError as exc:
+                await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+            yield result
+
     async def WatchMatch(
         self, request: referee_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[game_pb2.MatchEvent]:

@@ -306,3 +306,11 @@ class GetResultRequest(_message.Message):
     match_id: str
     wait: bool
     def __init__(self, match_id: _Optional[str] = ..., wait: _Optional[bool] = ...) -> None: ...
+
+class GetResultsRequest(_message.Message):
+    __slots__ = ("match_ids", "wait")
+    MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    WAIT_FIELD_NUMBER: _ClassVar[int]
+    match_ids: _containers.RepeatedScalarFieldContainer[str]
+    wait: bool
+    def __init__(self, match_ids: _Optional[_Iterable[str]] = ..., wait: _Optional[bool] = ...) -> None: ...

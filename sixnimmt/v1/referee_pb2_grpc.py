@@ -56,6 +56,11 @@ class RefereeStub:
                 request_serializer=sixnimmt_dot_v1_dot_referee__pb2.GetResultRequest.SerializeToString,
                 response_deserializer=sixnimmt_dot_v1_dot_game__pb2.MatchResult.FromString,
                 _registered_method=True)
+        self.GetResults = channel.unary_stream(
+                '/sixnimmt.v1.Referee/GetResults',
+                request_serializer=sixnimmt_dot_v1_dot_referee__pb2.GetResultsRequest.SerializeToString,
+                response_deserializer=sixnimmt_dot_v1_dot_game__pb2.MatchResult.FromString,
+                _registered_method=True)
         self.OpenStanding = channel.unary_unary(
                 '/sixnimmt.v1.Referee/OpenStanding',
                 request_serializer=sixnimmt_dot_v1_dot_referee__pb2.OpenStandingRequest.SerializeToString,
@@ -106,6 +111,14 @@ class RefereeServicer:
 
     def GetResult(self, request, context):
         """A match's result; with wait, blocks until it finishes (bounded by the call's deadline).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetResults(self, request, context):
+        """Several matches' results on one stream, in the order given; with wait, each once it has
+        finished (one call instead of a GetResult each: docs/protocol.md "Results").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -162,6 +175,11 @@ def add_RefereeServicer_to_server(servicer, server):
             'GetResult': grpc.unary_unary_rpc_method_handler(
                     servicer.GetResult,
                     request_deserializer=sixnimmt_dot_v1_dot_referee__pb2.GetResultRequest.FromString,
+                    response_serializer=sixnimmt_dot_v1_dot_game__pb2.MatchResult.SerializeToString,
+            ),
+            'GetResults': grpc.unary_stream_rpc_method_handler(
+                    servicer.GetResults,
+                    request_deserializer=sixnimmt_dot_v1_dot_referee__pb2.GetResultsRequest.FromString,
                     response_serializer=sixnimmt_dot_v1_dot_game__pb2.MatchResult.SerializeToString,
             ),
             'OpenStanding': grpc.unary_unary_rpc_method_handler(
@@ -293,6 +311,33 @@ class Referee:
             target,
             '/sixnimmt.v1.Referee/GetResult',
             sixnimmt_dot_v1_dot_referee__pb2.GetResultRequest.SerializeToString,
+            sixnimmt_dot_v1_dot_game__pb2.MatchResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetResults(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/sixnimmt.v1.Referee/GetResults',
+            sixnimmt_dot_v1_dot_referee__pb2.GetResultsRequest.SerializeToString,
             sixnimmt_dot_v1_dot_game__pb2.MatchResult.FromString,
             options,
             channel_credentials,

@@ -10,18 +10,21 @@ import asyncio
 import gc
 import logging
 import tracemalloc
+from pathlib import Path
 
 import grpc
 import pytest
 from refkit import ONE_HAND, Processes, transcript_of
 
+from arena.referee_thread import referee_in_thread
 from arena.remote import MatchPlan, RefereeClient, RemoteError, local_referee, matches_at_once, play_remote
 from referee import wire
 from referee.driver import FaultPolicy, TimeControl
 from referee.rules.transcript import replay_states
 from referee.server.results import FinishedResults
+from referee.server.service import RefereeService
 from referee.server.state import MatchRequest, RefereeState, UnknownMatchError
-from sixnimmt.v1 import game_pb2, referee_pb2
+from sixnimmt.v1 import game_pb2, referee_pb2, referee_pb2_grpc
 
 TINY = {"players": 2, "hands": 1, "hand_size": 2, "target": None}
 
@@ -159,15 +162,15 @@ def test_a_run_of_more_games_than_the_referee_keeps_plays_in_parts_and_loses_non
     assert parts.exit_codes == {name: 0 for name in "abcd"}
 
 
-def test_results_are_read_many_at_once_in_the_order_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``RefereeClient.results`` keeps several GetResult calls waiting and yields in order, each
-    as ``result`` reads it; a failed call is one RemoteError naming its match."""
-    monkeypatch.setattr("arena.remote.RESULTS_IN_FLIGHT", 4)
+def test_results_come_on_one_stream_in_the_order_asked() -> None:
+    """``RefereeClient.results`` reads every result on one GetResults stream, in the order asked,
+    each once its match is over; an unknown id ends it with one RemoteError naming that match;
+    the stream is the admin's, like GetResult."""
     with local_referee() as client:
         bots = Processes(client)
         try:
             ids, tokens = random_games(client, bots, 10)
-            # Asked in reverse while the games are played: the calls wait until each is over.
+            # Asked in reverse while the games are played: each waits until its match is over.
             read = list(client.results(ids[::-1], timeout=60))
             for name in tokens:
                 assert bots.wait(name) == 0
@@ -177,5 +180,36 @@ def test_results_are_read_many_at_once_in_the_order_asked(monkeypatch: pytest.Mo
         assert all(m.status == "finished" for m in read)
         one = client.result(ids[3], timeout=30)
         assert (one.digest, one.transcript, one.seats) == (read[6].digest, read[6].transcript, read[6].seats)
+        got: list[str] = []
+        with pytest.raises(RemoteError, match="GetResult\\(no-such-match\\) failed: NOT_FOUND"):
+            for match in client.results([ids[0], "no-such-match", ids[1]], timeout=30):
+                got.append(match.match_id)
+        assert got == [ids[0]]
+        stranger = RefereeClient(client.address, admin_token="not the admin's")
+        try:
+            with pytest.raises(RemoteError, match="UNAUTHENTICATED"):
+                list(stranger.results(ids[:2], timeout=30))
+        finally:
+            stranger.close()
+
+
+def test_results_from_a_referee_without_get_results_are_read_call_by_call(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A referee of an older version has no GetResults (UNIMPLEMENTED): ``results`` reads it with
+    GetResult calls, several waiting at once, in the same order and with the same errors."""
+    monkeypatch.setattr("arena.remote.RESULTS_IN_FLIGHT", 4)
+    monkeypatch.setattr(RefereeService, "GetResults", referee_pb2_grpc.RefereeServicer.GetResults)
+    with referee_in_thread(tmp_path) as client:
+        bots = Processes(client)
+        try:
+            ids, tokens = random_games(client, bots, 10)
+            read = list(client.results(ids[::-1], timeout=60))
+            for name in tokens:
+                assert bots.wait(name) == 0
+        finally:
+            bots.close()
+        assert [m.match_id for m in read] == ids[::-1]
+        assert all(m.status == "finished" for m in read)
         with pytest.raises(RemoteError, match="GetResult\\(no-such-match\\) failed: NOT_FOUND"):
             list(client.results([ids[0], "no-such-match", ids[1]], timeout=30))
