@@ -20,8 +20,10 @@ prometheus-client comes with the ``server`` extra. A bot author's base install s
 from __future__ import annotations
 
 import logging
+import math
 import time
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from referee.driver import FaultKind, MatchObserver, MatchReport
@@ -100,18 +102,60 @@ for _variant in VARIANTS:  # every series exists from the start, so rate() sees 
         FAULTS.labels(_variant.name, _kind.value)
 
 
+DECISIONS_PER_FLUSH = 256
+"""Decision times a variant gathers before they are counted into the histogram (and at every
+match's end): ``observe`` once per decision, two locks each, was 5% of the referee's CPU."""
+
+
+def observe_many(child: Any, values: Sequence[float]) -> None:
+    """Count ``values`` into a histogram child as ``observe`` would one by one: bucket counts
+    found by bisection, then one increment per bucket and one for the sum.
+
+    It uses the child's bucket values (``_buckets``, ``_upper_bounds``, ``_sum``, the layout of
+    prometheus-client 0.8 to 0.26); a child without them is fed one ``observe`` per value.
+    """
+    buckets = getattr(child, "_buckets", None)
+    bounds = getattr(child, "_upper_bounds", None)
+    total = getattr(child, "_sum", None)
+    if buckets is None or bounds is None or total is None or len(buckets) != len(bounds):
+        for value in values:
+            child.observe(value)
+        return
+    counts = [0] * len(bounds)
+    for value in values:
+        counts[bisect_left(bounds, value)] += 1  # the first bound >= value, as observe's <=
+    for bucket, count in zip(buckets, counts, strict=True):
+        if count:
+            bucket.inc(count)
+    total.inc(math.fsum(values))
+
+
 class MetricsObserver(MatchObserver):
-    """Feeds the driver's reports into the decision and fault metrics."""
+    """Feeds the driver's reports into the decision and fault metrics.
+
+    Decision times are counted in batches of :data:`DECISIONS_PER_FLUSH` and at the end of every
+    match (:func:`match_ended`), so ``/metrics`` lags the decisions of running matches by at
+    most that many per variant and shows all of them once the matches are over.
+    """
 
     def __init__(self) -> None:
-        self._decisions: dict[str, Any] = {}
-        """variant → its decision-time child: ``labels()`` per decision was 5% of the referee's CPU."""
+        self._pending: dict[str, list[float]] = {}
+        """variant → decision times not counted yet."""
 
     def decided(self, variant: str, seconds: float) -> None:
-        child = self._decisions.get(variant)
-        if child is None:
-            child = self._decisions[variant] = DECISION_SECONDS.labels(variant)
-        child.observe(seconds)
+        pending = self._pending.get(variant)
+        if pending is None:
+            pending = self._pending[variant] = []
+        pending.append(seconds)
+        if len(pending) >= DECISIONS_PER_FLUSH:
+            self.flush(variant)
+
+    def flush(self, variant: str) -> None:
+        """Count a variant's gathered decision times into the histogram."""
+        values = self._pending.get(variant)
+        if values:
+            self._pending[variant] = []
+            observe_many(DECISION_SECONDS.labels(variant), values)
 
     def faulted(self, variant: str, kind: FaultKind) -> None:
         FAULTS.labels(variant, kind.value).inc()
@@ -129,6 +173,7 @@ def match_started(variant: str) -> float:
 def match_ended(variant: str, started: float, report: MatchReport | None, *, aborted: bool) -> None:
     """A match ended with ``report``, or ``aborted`` by a referee error, or neither: cancelled at shutdown."""
     MATCHES_RUNNING.labels(variant).dec()
+    OBSERVER.flush(variant)
     if report is None and not aborted:
         return
     termination = report.outcome.termination.value if report is not None else "aborted"

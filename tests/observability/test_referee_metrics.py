@@ -110,3 +110,41 @@ def test_the_referee_runs_without_prometheus_client() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "prometheus-client is not installed" in done.stderr
+
+
+def test_decision_times_counted_in_batches_match_one_observe_each() -> None:
+    """``observe_many`` leaves a histogram exactly as ``observe`` per value does (bucket edges
+    included), and a child without prometheus-client's bucket layout gets one ``observe`` each."""
+    from prometheus_client import CollectorRegistry, Histogram
+
+    registry = CollectorRegistry()
+    one = Histogram("one_seconds", "", ["variant"], buckets=metrics.DECISION_BUCKETS, registry=registry)
+    many = Histogram("many_seconds", "", ["variant"], buckets=metrics.DECISION_BUCKETS, registry=registry)
+    values = [0.0, 0.001, 0.0010001, 0.0025, 0.3, 2, 30, 31, 1e9, *(i / 997 for i in range(1000))]
+    for value in values:
+        one.labels("classic").observe(value)
+    metrics.observe_many(many.labels("classic"), values)
+
+    def samples(name: str) -> list[tuple[str, tuple[tuple[str, str], ...], float]]:
+        (family,) = (f for f in registry.collect() if f.name == name)
+        return [
+            (s.name.removeprefix(name), tuple(sorted(s.labels.items())), s.value)
+            for s in family.samples
+            if not s.name.endswith("_created")
+        ]
+
+    by_one, by_many = samples("one_seconds"), samples("many_seconds")
+    assert [s[:2] for s in by_one] == [s[:2] for s in by_many]
+    assert [s[2] for s in by_one] == pytest.approx([s[2] for s in by_many])
+    assert dict((n, v) for n, _, v in samples("many_seconds"))["_count"] == len(values)
+
+    class Plain:
+        def __init__(self) -> None:
+            self.seen: list[float] = []
+
+        def observe(self, value: float) -> None:
+            self.seen.append(value)
+
+    plain = Plain()
+    metrics.observe_many(plain, values[:5])
+    assert plain.seen == values[:5]
