@@ -92,13 +92,27 @@ class Transcript:
 
     def canonical_bytes(self) -> bytes:
         """The bytes the digest covers: everything but ``meta``, as canonical JSON."""
-        body = self.to_json()
-        del body["meta"]
-        return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+        return _canonical_bytes(self.to_json())
 
     def digest(self) -> str:
         """A stable hash of the match: ``sha256:`` and 64 hex digits."""
-        return "sha256:" + hashlib.sha256(self.canonical_bytes()).hexdigest()
+        return _digest_of(self.to_json())
+
+    def json_and_digest(self) -> tuple[dict[str, Any], str]:
+        """:meth:`to_json` and :meth:`digest` from one conversion (a referee does both for
+        every match it finishes)."""
+        body = self.to_json()
+        return body, _digest_of(body)
+
+
+def _canonical_bytes(body: Mapping[str, Any]) -> bytes:
+    """A transcript's :meth:`~Transcript.to_json` form as the digest covers it: without ``meta``."""
+    covered = {key: value for key, value in body.items() if key != "meta"}
+    return json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def _digest_of(body: Mapping[str, Any]) -> str:
+    return "sha256:" + hashlib.sha256(_canonical_bytes(body)).hexdigest()
 
 
 class Playthrough:

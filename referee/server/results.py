@@ -85,8 +85,8 @@ def result_to_wire(match_id: str, entry: MatchEntry) -> game_pb2.MatchResult:
             think_ms=round(stats.think_seconds * 1000),
             out=result.seats.add(),
         )
-    result.digest = report.transcript.digest()
-    result.transcript_json = json.dumps(report.transcript.to_json(), sort_keys=True)
+    body, result.digest = report.transcript.json_and_digest()
+    result.transcript_json = json.dumps(body, sort_keys=True)
     return result
 
 

@@ -394,23 +394,29 @@ class Classic(Variant[ClassicState, ClassicConfig]):
         cfg = self.config
         if not 0 <= seat < cfg.players:
             raise NotPendingError(f"no seat {seat} in a {cfg.players}-player game")
-        mine = [d for d in state.pending if d.seat == seat]
+        phase = state.phase
+        mine = None
+        for decision in state.pending:
+            if decision.seat == seat:
+                mine = decision
+                break
+        # Positional, in the fields' order: keywords cost a third more, on every decision.
         return ClassicView(
-            seat=seat,
-            players=cfg.players,
-            phase=_PHASES[state.phase],
-            hand_no=state.hand_no,
-            turn=state.turn,
-            hand=state.hands[seat],
-            rows=state.rows,
-            piles=state.piles,
-            scores=state.scores,
-            revealed=state.revealed if state.phase == ROW else (),
-            decision=mine[0] if mine else None,
-            top_card=cfg.top_card,
-            row_capacity=cfg.row_capacity,
-            hand_size=cfg.hand_size,
-            professional=cfg.professional,
+            seat,
+            cfg.players,
+            _PHASES[phase],
+            state.hand_no,
+            state.turn,
+            state.hands[seat],
+            state.rows,
+            state.piles,
+            state.scores,
+            state.revealed if phase == ROW else (),
+            mine,
+            cfg.top_card,
+            cfg.row_capacity,
+            cfg.hand_size,
+            cfg.professional,
         )
 
     def outcome(self, state: ClassicState) -> Outcome | None:
