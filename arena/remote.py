@@ -201,8 +201,7 @@ class RefereeClient:
             if done == 0 and exc.code() is grpc.StatusCode.UNIMPLEMENTED:
                 yield from self._results_one_by_one(match_ids, timeout)
                 return
-            failed = match_ids[done] if done < len(match_ids) else "?"
-            raise RemoteError(f"GetResult({failed}) failed: {_describe(exc)}") from exc
+            raise _result_failed(match_ids[done] if done < len(match_ids) else "?", exc) from exc
         finally:
             stream.cancel()
         if done < len(match_ids):
@@ -229,7 +228,7 @@ class RefereeClient:
                 try:
                     reply = call.result()
                 except grpc.RpcError as exc:
-                    raise RemoteError(f"GetResult({match_id}) failed: {_describe(exc)}") from exc
+                    raise _result_failed(match_id, exc) from exc
                 yield _match_from_wire(reply)
         finally:
             for _, call in pending:
@@ -244,8 +243,13 @@ class RefereeClient:
                 metadata=self.metadata,
             )
         except grpc.RpcError as exc:
-            raise RemoteError(f"GetResult({match_id}) failed: {_describe(exc)}") from exc
+            raise _result_failed(match_id, exc) from exc
         return _match_from_wire(reply)
+
+
+def _result_failed(match_id: str, exc: grpc.RpcError) -> RemoteError:
+    """The error of a failed read of ``match_id``'s result, whichever call read it."""
+    return RemoteError(f"GetResult({match_id}) failed: {_describe(exc)}")
 
 
 def _describe(exc: grpc.RpcError) -> str:
@@ -255,7 +259,7 @@ def _describe(exc: grpc.RpcError) -> str:
 
 
 def _match_from_wire(reply: game_pb2.MatchResult) -> RemoteMatch:
-    status = {v: k for k, v in wire.STATUS_TO_WIRE.items()}.get(reply.status, "unknown")
+    status = wire.STATUS_FROM_WIRE.get(reply.status, "unknown")
     seats = [
         SeatOutcome(
             s.seat,

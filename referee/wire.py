@@ -927,6 +927,7 @@ STATUS_TO_WIRE: dict[str, int] = {
     "finished": game_pb2.MATCH_STATUS_FINISHED,
     "aborted": game_pb2.MATCH_STATUS_ABORTED,
 }
+STATUS_FROM_WIRE: dict[int, str] = {v: k for k, v in STATUS_TO_WIRE.items()}
 
 
 def seat_result_to_wire(

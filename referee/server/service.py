@@ -186,10 +186,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
     async def GetResult(
         self, request: referee_pb2.GetResultRequest, context: grpc.aio.ServicerContext
     ) -> game_pb2.MatchResult:
-        entry = self.state.matches.get(request.match_id)
-        if entry is not None and request.wait:
-            await entry.done.wait()
-        return self.state.result(request.match_id)
+        return await self._result(request.match_id, request.wait)
 
     async def GetResults(
         self, request: referee_pb2.GetResultsRequest, context: grpc.aio.ServicerContext
@@ -200,14 +197,18 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         if not self.is_admin(context):
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, ADMIN_ONLY)
         for match_id in request.match_ids:
-            entry = self.state.matches.get(match_id)
-            if entry is not None and request.wait:
-                await entry.done.wait()
             try:
-                result = self.state.result(match_id)
+                result = await self._result(match_id, request.wait)
             except UnknownMatchError as exc:
                 await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
             yield result
+
+    async def _result(self, match_id: str, wait: bool) -> game_pb2.MatchResult:
+        """A match's result (:meth:`RefereeState.result`); with ``wait``, once it is over."""
+        entry = self.state.matches.get(match_id)
+        if entry is not None and wait:
+            await entry.done.wait()
+        return self.state.result(match_id)
 
     async def WatchMatch(
         self, request: referee_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext

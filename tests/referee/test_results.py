@@ -17,7 +17,15 @@ import pytest
 from refkit import ONE_HAND, Processes, transcript_of
 
 from arena.referee_thread import referee_in_thread
-from arena.remote import MatchPlan, RefereeClient, RemoteError, local_referee, matches_at_once, play_remote
+from arena.remote import (
+    MatchPlan,
+    RefereeClient,
+    RemoteError,
+    RemoteMatch,
+    local_referee,
+    matches_at_once,
+    play_remote,
+)
 from referee import wire
 from referee.driver import FaultPolicy, TimeControl
 from referee.rules.transcript import replay_states
@@ -162,22 +170,29 @@ def test_a_run_of_more_games_than_the_referee_keeps_plays_in_parts_and_loses_non
     assert parts.exit_codes == {name: 0 for name in "abcd"}
 
 
+def read_in_reverse_while_played(client: RefereeClient) -> tuple[list[str], list[RemoteMatch]]:
+    """Ten games played by random SDK bots, their results asked in reverse while they are
+    played (each waits until its match is over); checks the bots ended cleanly and every result
+    came, finished, in the order asked. Returns the match ids and the results read."""
+    bots = Processes(client)
+    try:
+        ids, tokens = random_games(client, bots, 10)
+        read = list(client.results(ids[::-1], timeout=60))
+        for name in tokens:
+            assert bots.wait(name) == 0
+    finally:
+        bots.close()
+    assert [m.match_id for m in read] == ids[::-1]
+    assert all(m.status == "finished" for m in read)
+    return ids, read
+
+
 def test_results_come_on_one_stream_in_the_order_asked() -> None:
     """``RefereeClient.results`` reads every result on one GetResults stream, in the order asked,
     each once its match is over; an unknown id ends it with one RemoteError naming that match;
     the stream is the admin's, like GetResult."""
     with local_referee() as client:
-        bots = Processes(client)
-        try:
-            ids, tokens = random_games(client, bots, 10)
-            # Asked in reverse while the games are played: each waits until its match is over.
-            read = list(client.results(ids[::-1], timeout=60))
-            for name in tokens:
-                assert bots.wait(name) == 0
-        finally:
-            bots.close()
-        assert [m.match_id for m in read] == ids[::-1]
-        assert all(m.status == "finished" for m in read)
+        ids, read = read_in_reverse_while_played(client)
         one = client.result(ids[3], timeout=30)
         assert (one.digest, one.transcript, one.seats) == (read[6].digest, read[6].transcript, read[6].seats)
         got: list[str] = []
@@ -201,15 +216,6 @@ def test_results_from_a_referee_without_get_results_are_read_call_by_call(
     monkeypatch.setattr("arena.remote.RESULTS_IN_FLIGHT", 4)
     monkeypatch.setattr(RefereeService, "GetResults", referee_pb2_grpc.RefereeServicer.GetResults)
     with referee_in_thread(tmp_path) as client:
-        bots = Processes(client)
-        try:
-            ids, tokens = random_games(client, bots, 10)
-            read = list(client.results(ids[::-1], timeout=60))
-            for name in tokens:
-                assert bots.wait(name) == 0
-        finally:
-            bots.close()
-        assert [m.match_id for m in read] == ids[::-1]
-        assert all(m.status == "finished" for m in read)
+        ids, _ = read_in_reverse_while_played(client)
         with pytest.raises(RemoteError, match="GetResult\\(no-such-match\\) failed: NOT_FOUND"):
             list(client.results([ids[0], "no-such-match", ids[1]], timeout=30))
