@@ -47,6 +47,7 @@ from workers.lease import BLOCK_DIR, ProcessGroup
 log = logging.getLogger(__name__)
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 RETIRE_WAIT_S = 10.0
 """How long a retired bot has to leave after its goodbye before it is killed."""
 CPU_SHARE = 0.5
@@ -73,6 +74,15 @@ class WarmBot:
     blocks: int = 0
     """Blocks it has played."""
     busy: bool = True
+    rss_bytes: int = 0
+    """Resident memory of its process tree at its latest reading (:meth:`WarmPool.memory_mb`)."""
+    read_at: float = float("-inf")
+    """When that reading was taken (``time.monotonic()``)."""
+
+
+MEMORY_READING_S = 1.0
+"""A warm bot's memory reading is reused for this long: every block gives back four bots, and each
+give-back checks the pool's bound over every bot (about 0.1 ms of ``/proc`` reads per bot)."""
 
 
 class WarmPool:
@@ -183,7 +193,8 @@ class WarmPool:
     def _unhealthy(self, bot: WarmBot) -> str:
         if bot.process.poll() is not None:
             return "exited"
-        cpu = tree_cpu_seconds(bot.process.pid)
+        cpu, bot.rss_bytes = tree_usage(bot.process.pid)  # one read of each process's stat
+        bot.read_at = time.monotonic()
         if self.cpu_limit_s and cpu >= CPU_SHARE * self.cpu_limit_s:
             return f"used {cpu:.0f} s of its {self.cpu_limit_s:.0f} s CPU limit"
         return ""
@@ -202,9 +213,18 @@ class WarmPool:
                 continue
             return
 
-    def memory_mb(self) -> float:
-        """Resident memory of every live process of the pool, its whole tree, in MiB."""
-        return sum(tree_rss_bytes(b.process.pid) for b in self.bots) / (1 << 20)
+    def memory_mb(self, max_age_s: float = MEMORY_READING_S) -> float:
+        """Resident memory of every live process of the pool, its whole tree, in MiB.
+
+        A bot's reading is taken again when it is older than ``max_age_s`` (a bot given back was
+        read just then, in the same pass as its CPU time).
+        """
+        now = time.monotonic()
+        for bot in self.bots:
+            if now - bot.read_at > max_age_s:
+                bot.rss_bytes = tree_usage(bot.process.pid)[1]
+                bot.read_at = now
+        return sum(bot.rss_bytes for bot in self.bots) / (1 << 20)
 
     def _retire(self, bot: WarmBot, why: str) -> ProcessExit:
         if bot in self.bots:
@@ -270,30 +290,19 @@ def _tree(pid: int) -> Iterator[int]:
         yield from _tree(kid)
 
 
-def tree_rss_bytes(pid: int) -> int:
-    """Resident memory of ``pid`` and its descendants (a sandboxed bot is bwrap, sh, the bot)."""
-    total = 0
-    for member in _tree(pid):
-        try:
-            with open(f"/proc/{member}/statm") as statm:
-                total += int(statm.read().split()[1]) * PAGE
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
-
-
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) ``pid`` and its descendants have used so far."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0.0
+def tree_usage(pid: int) -> tuple[float, int]:
+    """CPU time (user + system, seconds) and resident memory (bytes) of ``pid`` and its
+    descendants (a sandboxed bot is bwrap, sh, the bot), from one read of each one's ``stat``."""
+    cpu, rss = 0.0, 0
     for member in _tree(pid):
         try:
             with open(f"/proc/{member}/stat") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / ticks
+            cpu += (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+            rss += int(fields[21]) * PAGE  # rss, in pages
         except (OSError, IndexError, ValueError):
             continue
-    return total
+    return cpu, rss
 
 
 # -- one pool per process -----------------------------------------------------------------------

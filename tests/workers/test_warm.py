@@ -87,6 +87,7 @@ def test_the_pool_keeps_its_bots_within_its_memory_bound(plain_pool: WarmPool) -
     a = _cycle(plain_pool, "a")
     one = plain_pool.memory_mb()
     assert 5 < one < 500, one  # a Python bot process: tens of MiB resident
+    assert 5 < plain_pool.memory_mb(max_age_s=0) < 500  # read again, not the reading of its give-back
     plain_pool.max_memory_mb = int(one * 1.5)
     b = _cycle(plain_pool, "b")
     assert [bot.version for bot in plain_pool.bots] == [b.version]

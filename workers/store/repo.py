@@ -7,7 +7,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import Engine, case, func, insert, select, update
@@ -433,10 +433,14 @@ def set_stopping(engine: Engine, league_id: int, stopping: Mapping[str, Any]) ->
 
 def find_league(engine: Engine, name: str) -> League:
     """A league by name, with its entrants in position order."""
+    return _league_where(engine, leagues.c.name == name, f"no league {name!r}")
+
+
+def _league_where(engine: Engine, where: Any, missing: str) -> League:
     with engine.connect() as conn:
-        row = conn.execute(select(leagues).where(leagues.c.name == name)).first()
+        row = conn.execute(select(leagues).where(where)).first()
         if row is None:
-            raise NotFoundError(f"no league {name!r}")
+            raise NotFoundError(missing)
         versions = conn.execute(
             select(bot_versions, bots.c.name)
             .join(league_entrants, league_entrants.c.bot_version_id == bot_versions.c.id)
@@ -462,11 +466,7 @@ def find_league(engine: Engine, name: str) -> League:
 
 def league_by_id(engine: Engine, league_id: int) -> League:
     """A league by id."""
-    with engine.connect() as conn:
-        name = conn.execute(select(leagues.c.name).where(leagues.c.id == league_id)).scalar()
-    if name is None:
-        raise NotFoundError(f"no league with id {league_id}")
-    return find_league(engine, name)
+    return _league_where(engine, leagues.c.id == league_id, f"no league with id {league_id}")
 
 
 def list_leagues(engine: Engine) -> list[dict[str, Any]]:
@@ -546,6 +546,7 @@ def claim_block(engine: Engine, block_id: int, worker: str, *, lease_s: float = 
             raise LeaseHeldError(
                 f"block {block_id} is being played by {row.claimed_by} (lease until {lease:%H:%M:%S})"
             )
+        until = now + dt.timedelta(seconds=lease_s)
         conn.execute(
             update(blocks)
             .where(blocks.c.id == block_id)
@@ -553,11 +554,14 @@ def claim_block(engine: Engine, block_id: int, worker: str, *, lease_s: float = 
                 status="running",
                 claimed_by=worker,
                 claimed_at=now,
-                lease_until=now + dt.timedelta(seconds=lease_s),
-                attempts=blocks.c.attempts + 1,
+                lease_until=until,
+                attempts=row.attempts + 1,
             )
         )
-    return get_block(engine, block_id)
+    # The row as this transaction left it (it held the row's lock: nobody else wrote it between).
+    return replace(
+        _block(row), status="running", attempts=row.attempts + 1, claimed_by=worker, lease_until=until
+    )
 
 
 def _is_claim(claim: tuple[str, int]) -> Any:
@@ -666,23 +670,40 @@ def record_block(
                 return False
             if claim is not None and row.status == "running" and (row.claimed_by, row.attempts) != claim:
                 return False
-            for match in played:
-                match_id = conn.execute(
-                    insert(matches)
-                    .values(
-                        block_id=block_id,
-                        rotation=match.rotation,
-                        seed=match.seed,
-                        digest=match.digest,
-                        termination=match.termination,
+            if played:
+                # Three statements for the whole block, not three a match: each match's id comes
+                # back in the order of its row (insertmanyvalues, on SQLite and PostgreSQL alike).
+                match_ids = (
+                    conn.execute(
+                        insert(matches).returning(matches.c.id, sort_by_parameter_order=True),
+                        [
+                            {
+                                "block_id": block_id,
+                                "rotation": match.rotation,
+                                "seed": match.seed,
+                                "digest": match.digest,
+                                "termination": match.termination,
+                            }
+                            for match in played
+                        ],
                     )
-                    .returning(matches.c.id)
-                ).scalar_one()
-                conn.execute(insert(seat_results), [_seat_row(match_id, s) for s in match.seats])
+                    .scalars()
+                    .all()
+                )
                 conn.execute(
-                    insert(transcripts).values(
-                        match_id=match_id, body=json.dumps(match.transcript, sort_keys=True)
-                    )
+                    insert(seat_results),
+                    [
+                        _seat_row(mid, s)
+                        for mid, match in zip(match_ids, played, strict=True)
+                        for s in match.seats
+                    ],
+                )
+                conn.execute(
+                    insert(transcripts),
+                    [
+                        {"match_id": mid, "body": json.dumps(match.transcript, sort_keys=True)}
+                        for mid, match in zip(match_ids, played, strict=True)
+                    ],
                 )
             conn.execute(
                 update(blocks)
