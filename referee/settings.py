@@ -120,8 +120,8 @@ class Settings:
     )
     blocks_at_once: int = _setting(
         4,
-        "blocks of one league a local pool process plays as one set of matches on its warm bots,"
-        " while they answer fast enough (1: one block at a time)",
+        "blocks of one league a local pool process or a Celery worker plays as one set of matches"
+        " on its warm bots, while they answer fast enough (1: one block at a time)",
     )
     warm_route_s: int = _setting(
         0,

@@ -148,6 +148,41 @@ def play_blocks(
     return [outcomes[block_id] for block_id in block_ids]
 
 
+def play_with_pending(
+    engine: Engine,
+    block_id: int,
+    *,
+    worker: str | None = None,
+    warm: WarmPool | None = None,
+    at_once: int = 1,
+) -> list[BlockOutcome]:
+    """Play ``block_id`` and, as one set with it, up to ``at_once - 1`` pending blocks of its league
+    whose bots this worker holds warm and has measured fast enough to share (:func:`play_blocks`);
+    the first outcome is ``block_id``'s.
+
+    This is what a Celery worker does with each ``play_block`` message: every block still has its
+    own message, and the message of a block played here already finds it stored (or leased, and
+    looks again later), which costs a claim attempt. A block claimed by another worker meanwhile
+    is skipped: a claim is a locked compare-and-set. Pending blocks whose bots are not warm here
+    are left to the worker they are routed to.
+    """
+    ids = [block_id]
+    if warm is not None and at_once > 1:
+        beside = repo.pending_blocks_beside(engine, block_id, limit=8 * at_once)
+        if beside:
+            league = repo.league_by_id(engine, beside[0].league_id)
+            here = warm.warm_versions()
+            for block in beside:
+                if len(ids) >= at_once:
+                    break
+                plan = Block(block.number, block.entrants, block.seed)
+                if all(league.entrants[p].sha256 in here for p in block.entrants) and _shareable(
+                    warm, league, [(block, plan)]
+                ):
+                    ids.append(block.id)
+    return play_blocks(engine, ids, worker=worker, warm=warm, at_once=at_once)
+
+
 SHARE_QUEUE_MS = 250
 """Several blocks are played as one set only while each entrant's matches in it times its last
 measured mean time per decision stays under this: the requests queued before a bot's last one of a

@@ -9,10 +9,10 @@ from typing import Any
 from sqlalchemy.exc import OperationalError
 
 from arena.remote import RemoteError
+from referee.settings import load as load_settings
 from workers import reconcile, warm, warm_routing
 from workers.app import app
-from workers.execute import BlockError, worker_name
-from workers.execute import play_block as play_block_now
+from workers.execute import BlockError, play_with_pending, worker_name
 from workers.store import repo
 from workers.store.engine import StoreError, make_engine
 
@@ -44,10 +44,14 @@ def play_block(self: Any, block_id: int) -> str:
     """Play and store one block; a redelivered or duplicated task stores nothing twice."""
     worker = f"{self.request.hostname or worker_name()}"
     pool = warm.pool()
-    outcome = play_block_now(engine(), block_id, worker=worker, warm=pool)
+    # The block, and pending blocks of its league on the same warm bots as one set of matches.
+    outcomes = play_with_pending(
+        engine(), block_id, worker=worker, warm=pool, at_once=load_settings().blocks_at_once
+    )
+    outcome = outcomes[0]
     if pool is not None and self.request.hostname:
         # Where the next blocks of these bots should go (workers.warm_routing).
-        warm_routing.publish(self.request.hostname, {bot.version.sha256 for bot in pool.bots})
+        warm_routing.publish(self.request.hostname, pool.warm_versions())
     if outcome.status == "leased elsewhere":
         # Being played under a live lease: look again once it would have run out. If its player
         # died (even an earlier run of this very task that could not record its failure), the
@@ -57,7 +61,7 @@ def play_block(self: Any, block_id: int) -> str:
         raise self.retry(
             exc=repo.LeaseHeldError(f"block {block_id} is leased"), countdown=max(1, min(60, left + 1))
         )
-    if outcome.status == "stored":
+    if any(o.status == "stored" for o in outcomes):
         # Whoever stores the last block of a round adds the next one (the reconciliation would too).
         try:
             league_id = repo.get_block(engine(), block_id).league_id

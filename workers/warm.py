@@ -174,6 +174,10 @@ class WarmPool:
             self.started += 1
         return bot
 
+    def warm_versions(self) -> set[str]:
+        """The SHA-256 of every version with a live process in the pool (busy or idle)."""
+        return {bot.version.sha256 for bot in self.bots}
+
     def give_back(self, bot: WarmBot, *, reusable: bool, why: str = "") -> ProcessExit | None:
         """A block is done with ``bot``: kept warm when ``reusable`` and still healthy, else retired
         (returns how the retired process ended)."""

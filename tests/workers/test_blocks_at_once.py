@@ -157,3 +157,47 @@ def test_a_bot_that_crashes_in_a_set_faults_there_and_is_replaced(engine: Engine
             if row.fault_detail
         ]
     assert details and all('"status": 9' in d for d in details), details
+
+
+def test_a_worker_plays_a_blocks_pending_neighbours_on_its_warm_bots_in_one_set(
+    engine: Engine, calls: list[int]
+) -> None:
+    """What a Celery worker does with one ``play_block`` message (``execute.play_with_pending``)."""
+    bots = ["random", "heuristic", "lowest", "highest"]
+    league = leagues.create(engine, "beside", bots, config=ONE_HAND, deals=8, seed=3)
+    other = leagues.create(engine, "other", ["random*4"], config=ONE_HAND, deals=2, seed=3)
+    ids = [b.id for b in repo.blocks_of(engine, league.id)]
+    pool = WarmPool()
+    try:
+        # Nothing warm, nothing measured: the block alone.
+        assert [o.status for o in execute.play_with_pending(engine, ids[0], warm=pool, at_once=4)] == [
+            "stored"
+        ]
+        assert calls == [4]
+        # Another worker holds block 3 under a live lease: it is left alone, the next are taken.
+        repo.claim_block(engine, ids[3], "elsewhere:1", lease_s=600)
+        outcomes = execute.play_with_pending(engine, ids[1], warm=pool, at_once=4)
+        assert [(o.block_id, o.status) for o in outcomes] == [
+            (i, "stored") for i in (ids[1], ids[2], ids[4], ids[5])
+        ]
+        assert calls[1:] == [16], "four blocks in one CreateMatches: one set"
+        # Their own messages come later and find them stored; a worker that finds its block stored
+        # still takes the pending ones beside it (blocks 6 and 7); the other league is never touched.
+        outcomes = execute.play_with_pending(engine, ids[2], warm=pool, at_once=4)
+        assert [(o.block_id, o.status) for o in outcomes] == [
+            (ids[2], "done already"),
+            (ids[6], "stored"),
+            (ids[7], "stored"),
+        ]
+        assert repo.blocks_of(engine, other.id, ["done"]) == []
+        # One at a time (SIXNIMMT_BLOCKS_AT_ONCE=1), a message plays its own block only.
+        repo.release_claims(engine, "elsewhere:1", league_id=league.id)
+        assert [o.block_id for o in execute.play_with_pending(engine, ids[3], warm=pool, at_once=1)] == [
+            ids[3]
+        ]
+        assert calls[2:] == [8, 4], calls
+        assert pool.started == 4
+    finally:
+        pool.close()
+    done = {b.id for b in repo.blocks_of(engine, league.id, ["done"])}
+    assert done == set(ids)

@@ -202,7 +202,14 @@ def test_duplicated_delivery_stores_nothing_twice(
     store.wait(lambda: finished(later), 120, "the later copies to finish", 0.2)
     outcomes = worker.task_outcomes()
     assert outcomes[later[0]] == ["succeeded: 'done already'"]
-    assert sorted(outcomes[t][-1] for t in later[1:]).count("succeeded: 'stored'") == 1
+    # Block b is played once: by one of its own copies, or beside a's copy, which finds a stored
+    # and takes the pending block of its league on its warm bots (execute.play_with_pending).
+    copies = [outcomes[t][-1] for t in later[1:]]
+    assert copies.count("succeeded: 'stored'") <= 1 and set(copies) <= {
+        "succeeded: 'stored'",
+        "succeeded: 'done already'",
+    }, outcomes
+    assert repo.get_block(engine, b.id).attempts == 1
 
     facts = store.facts(engine, league.id)
     store.assert_once(facts, table_size=TABLE)

@@ -19,7 +19,9 @@ from workers.store.engine import make_engine
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("celery-services")]
 
 BOTS = ["random", "heuristic", "lowest", "highest"]
-ENV = {"SIXNIMMT_WARM_ROUTE_S": "3", "SIXNIMMT_RECONCILE_S": "1"}
+# One block per message: this is about where each message goes. A worker that plays the pending
+# blocks beside its own (execute.play_with_pending) would have played them all at the first.
+ENV = {"SIXNIMMT_WARM_ROUTE_S": "3", "SIXNIMMT_RECONCILE_S": "1", "SIXNIMMT_BLOCKS_AT_ONCE": "1"}
 
 
 @pytest.fixture

@@ -908,6 +908,22 @@ def expire_leases(engine: Engine, league_id: int) -> list[BlockRow]:
     return rows
 
 
+def pending_blocks_beside(engine: Engine, block_id: int, limit: int) -> list[BlockRow]:
+    """Up to ``limit`` pending blocks of ``block_id``'s league other than it, in number order
+    (what a worker may play in one set with it: ``workers.execute.play_with_pending``)."""
+    with engine.connect() as conn:
+        league_id = conn.execute(select(blocks.c.league_id).where(blocks.c.id == block_id)).scalar()
+        if league_id is None:
+            return []
+        rows = conn.execute(
+            select(blocks)
+            .where(blocks.c.league_id == league_id, blocks.c.status == "pending", blocks.c.id != block_id)
+            .order_by(blocks.c.number)
+            .limit(limit)
+        )
+        return [_block(r) for r in rows]
+
+
 def claimable_blocks(engine: Engine, league_id: int) -> list[BlockRow]:
     """The league's blocks that wait for a worker: pending or failed."""
     return blocks_of(engine, league_id, ["pending", "failed"])
