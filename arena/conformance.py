@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.remote import BotExitedError, MatchPlan, ProcessExit, RemoteRun, play_remote
+from arena.remote import BotExitedError, MatchPlan, ProcessExit, RefereeClient, RemoteRun, play_remote
 from bot_sdk import command
 from bot_sdk.loader import load_bot
 from bot_sdk.stats import derive_seed
@@ -107,11 +107,13 @@ def check(
     launch: Callable[..., Any] | None = None,
     progress: Callable[[int], None] | None = None,
     preload: bool = True,
+    client: RefereeClient | None = None,
 ) -> CheckReport:
     """Run the conformance check of ``spec``; the bot sits in every seat position in turn.
 
     With ``preload`` the bot is imported here first, for a quick clear error; a submission
     from a stranger is checked with ``preload=False``, so its code only ever runs sandboxed.
+    The games are played on ``client``'s referee, else on one started for the check.
     """
     settings = dict(config or {})
     if preload and command.preload(spec) is None:
@@ -134,6 +136,7 @@ def check(
             config=settings,
             progress=progress,
             decision_ms=decision_ms,
+            client=client,
             **extra,
         )
     except BotExitedError as exc:  # a command bot's program ended before its games: nothing to count

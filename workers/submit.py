@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from arena.conformance import CheckReport, check
+from arena.referee_thread import referee_in_thread
 from bot_sdk.bots import REFERENCE_BOTS
 from referee.rules.spec import game_of
 from referee.settings import load as load_settings
@@ -75,14 +76,17 @@ def check_artifact(artifact: Artifact, *, variant: str, games: int, sandbox: boo
         unpack(artifact.content, directory)
         for item in [Path(tmp), directory, *directory.rglob("*")]:
             item.chmod(0o755 if item.is_dir() else 0o644)
-        return check(
-            bot_spec(directory, artifact.entry_point),
-            variant=variant,
-            config=_check_config(variant),
-            games=games,
-            launch=sandbox_for(Path(tmp)) if sandbox else None,
-            preload=False,
-        )
+        # The platform's referee in this process, as a league block's (no referee process to start).
+        with referee_in_thread(Path(tmp)) as client:
+            return check(
+                bot_spec(directory, artifact.entry_point),
+                variant=variant,
+                config=_check_config(variant),
+                games=games,
+                launch=sandbox_for(Path(tmp)) if sandbox else None,
+                preload=False,
+                client=client,
+            )
 
 
 def reference_source(variant: str, name: str) -> str:
