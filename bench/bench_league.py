@@ -285,9 +285,12 @@ def dispatch_ms(engine: Any, blocks: int) -> float:
     from workers.store.schema import blocks as blocks_table
     from workers.tasks import play_block
 
-    league = _league(engine, "dispatch", blocks)
     delays = []
-    for block in repo.blocks_of(engine, league.id):
+    # A league of one block each: a worker plays the pending blocks of a league beside the one
+    # it was sent (workers.execute.play_with_pending), which would claim the next before it is sent.
+    for number in range(blocks):
+        league = _league(engine, f"dispatch{number}", 1)
+        (block,) = repo.blocks_of(engine, league.id)
         sent = dt.datetime.now(dt.UTC)
         play_block.delay(block.id)
         deadline = time.monotonic() + 120

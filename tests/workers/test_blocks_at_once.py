@@ -174,26 +174,27 @@ def test_a_worker_plays_a_blocks_pending_neighbours_on_its_warm_bots_in_one_set(
             "stored"
         ]
         assert calls == [4]
-        # Another worker holds block 3 under a live lease: it is left alone, the next are taken.
-        repo.claim_block(engine, ids[3], "elsewhere:1", lease_s=600)
+        # Another worker holds block 6 under a live lease: it is left alone; the others are taken
+        # from the end of the league (their messages come last).
+        repo.claim_block(engine, ids[6], "elsewhere:1", lease_s=600)
         outcomes = execute.play_with_pending(engine, ids[1], warm=pool, at_once=4)
         assert [(o.block_id, o.status) for o in outcomes] == [
-            (i, "stored") for i in (ids[1], ids[2], ids[4], ids[5])
+            (i, "stored") for i in (ids[1], ids[7], ids[5], ids[4])
         ]
         assert calls[1:] == [16], "four blocks in one CreateMatches: one set"
         # Their own messages come later and find them stored; a worker that finds its block stored
-        # still takes the pending ones beside it (blocks 6 and 7); the other league is never touched.
-        outcomes = execute.play_with_pending(engine, ids[2], warm=pool, at_once=4)
+        # still takes the pending ones beside it (blocks 3 and 2); the other league is never touched.
+        outcomes = execute.play_with_pending(engine, ids[7], warm=pool, at_once=4)
         assert [(o.block_id, o.status) for o in outcomes] == [
-            (ids[2], "done already"),
-            (ids[6], "stored"),
-            (ids[7], "stored"),
+            (ids[7], "done already"),
+            (ids[3], "stored"),
+            (ids[2], "stored"),
         ]
         assert repo.blocks_of(engine, other.id, ["done"]) == []
         # One at a time (SIXNIMMT_BLOCKS_AT_ONCE=1), a message plays its own block only.
         repo.release_claims(engine, "elsewhere:1", league_id=league.id)
-        assert [o.block_id for o in execute.play_with_pending(engine, ids[3], warm=pool, at_once=1)] == [
-            ids[3]
+        assert [o.block_id for o in execute.play_with_pending(engine, ids[6], warm=pool, at_once=1)] == [
+            ids[6]
         ]
         assert calls[2:] == [8, 4], calls
         assert pool.started == 4

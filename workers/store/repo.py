@@ -909,8 +909,10 @@ def expire_leases(engine: Engine, league_id: int) -> list[BlockRow]:
 
 
 def pending_blocks_beside(engine: Engine, block_id: int, limit: int) -> list[BlockRow]:
-    """Up to ``limit`` pending blocks of ``block_id``'s league other than it, in number order
-    (what a worker may play in one set with it: ``workers.execute.play_with_pending``)."""
+    """Up to ``limit`` pending blocks of ``block_id``'s league other than it, the last first (what a
+    worker may play in one set with it: ``workers.execute.play_with_pending``). Blocks are sent in
+    number order, so the last ones' messages come last: taken from the end, a block played beside
+    another is seldom one whose message a worker is about to take."""
     with engine.connect() as conn:
         league_id = conn.execute(select(blocks.c.league_id).where(blocks.c.id == block_id)).scalar()
         if league_id is None:
@@ -918,7 +920,7 @@ def pending_blocks_beside(engine: Engine, block_id: int, limit: int) -> list[Blo
         rows = conn.execute(
             select(blocks)
             .where(blocks.c.league_id == league_id, blocks.c.status == "pending", blocks.c.id != block_id)
-            .order_by(blocks.c.number)
+            .order_by(blocks.c.number.desc())
             .limit(limit)
         )
         return [_block(r) for r in rows]
