@@ -185,6 +185,9 @@ def test_a_prefork_worker_serves_the_metrics_of_all_its_processes(
         PROMETHEUS_MULTIPROC_DIR=str(samples_dir),
         TMPDIR=str(blocks_tmp),
         PYTHONUNBUFFERED="1",
+        # One block per message: the counts below are per task, and a pool process that plays a
+        # pending block beside its own leaves that block's message to retry (a "retried" run).
+        SIXNIMMT_BLOCKS_AT_ONCE="1",
     )
     log_path = tmp_path / "worker.log"
     argv = [sys.executable, "-m", "bot_sdk.cli", "worker", "--concurrency", "2", "--metrics-port", str(port)]

@@ -448,6 +448,20 @@ class CeleryWorker:
                 outcomes.setdefault(m.group(1), []).append(f"{m.group(2)}: {m.group(3)}".strip())
         return outcomes
 
+    def unsettled(self, done: set[int]) -> list[list[str]]:
+        """The runs of every task whose last run neither succeeded nor found its block leased by
+        the pool process that played it beside another (``execute.play_with_pending``): that one
+        looks again later and finds it stored, so it counts as settled once the block is in
+        ``done`` (the ids of the stored blocks)."""
+        unsettled = []
+        for runs in self.task_outcomes().values():
+            leased = re.fullmatch(
+                r"retry: Retry in [\d.]+s: LeaseHeldError\('block (\d+) is leased'\)", runs[-1]
+            )
+            if not (runs[-1].startswith("succeeded") or (leased and int(leased.group(1)) in done)):
+                unsettled.append(runs)
+        return unsettled
+
     def kill(self) -> list[int]:
         """kill -9 the whole worker: its main process and every process under it."""
         self.killed = kill_tree(self.pid)
