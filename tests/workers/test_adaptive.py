@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select
 from testkit import sixnimmt as run_cli
-from testkit import wait_for
 
 from arena.tournament import Block
 from workers import adaptive, rounds
@@ -362,14 +361,15 @@ def test_an_adaptive_league_on_celery(
     worker = celery_workers("adaptive", database_url=pg_url, broker_url=redis_url, concurrency=2)
     env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": redis_url}
     adaptive_league(tmp_path, pg_url, env)
-    # A block played beside another's (execute.play_with_pending) may be stored before its own
-    # message is taken: that message is taken next.
-    wait_for(lambda: len(worker.task_outcomes()) >= 9, 30, "every message to be taken")
-    outcomes = worker.task_outcomes()  # every block played by the worker, none by a local pool
-    assert len(outcomes) == 9
     store = make_engine(pg_url)
     try:
-        done = {b.id for b in repo.blocks_of(store, repo.find_league(store, "twins").id, ["done"])}
+        stored = repo.blocks_of(store, repo.find_league(store, "twins").id, ["done"])
     finally:
         store.dispose()
-    assert not worker.unsettled(done)  # each succeeded, or its block was played in a set beside another
+    # Every block played by the worker, none by a local pool: by the message that named it, or
+    # beside another's (execute.play_with_pending).
+    assert len(stored) == 9
+    assert all((b.claimed_by or "").startswith(f"{worker.name}@") for b in stored), stored
+    assert not worker.unsettled(
+        {b.id for b in stored}
+    )  # each succeeded, or its block was played in a set beside another
