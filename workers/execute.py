@@ -81,6 +81,7 @@ def play_blocks(
     worker: str | None = None,
     warm: WarmPool | None = None,
     at_once: int = 1,
+    leagues: dict[int, repo.League] | None = None,
 ) -> list[BlockOutcome]:
     """Play and store several blocks, up to ``at_once`` of them as one set of matches.
 
@@ -92,13 +93,14 @@ def play_blocks(
     that plays on fresh processes or remote bots, is played on its own (as :func:`play_block`).
     Each block keeps its own claim, lease and store transaction: its outcome is what
     :func:`play_block` would return. The first error is raised once every block is over.
+    ``leagues`` holds leagues the caller has read already, by id (the others are read here).
     """
     if warm is None or at_once <= 1:
         return [play_block(engine, block_id, worker=worker, warm=warm) for block_id in block_ids]
     settings = load_settings()
     outcomes: dict[int, BlockOutcome] = {}
     errors: list[BaseException] = []
-    leagues: dict[int, repo.League] = {}
+    leagues = dict(leagues or {})
     group: list[_Claimed] = []
 
     def play(items: list[_Claimed]) -> None:
@@ -167,20 +169,19 @@ def play_with_pending(
     are left to the worker they are routed to.
     """
     ids = [block_id]
-    if warm is not None and at_once > 1:
-        beside = repo.pending_blocks_beside(engine, block_id, limit=8 * at_once)
-        if beside:
-            league = repo.league_by_id(engine, beside[0].league_id)
-            here = warm.warm_versions()
-            for block in beside:
-                if len(ids) >= at_once:
-                    break
-                plan = Block(block.number, block.entrants, block.seed)
-                if all(league.entrants[p].sha256 in here for p in block.entrants) and _shareable(
-                    warm, league, [(block, plan)]
-                ):
-                    ids.append(block.id)
-    return play_blocks(engine, ids, worker=worker, warm=warm, at_once=at_once)
+    beside = repo.pending_blocks_beside(engine, block_id, limit=8 * at_once) if warm and at_once > 1 else []
+    if warm is None or not beside:
+        return play_blocks(engine, ids, worker=worker, warm=warm, at_once=at_once)
+    league = repo.league_by_id(engine, beside[0].league_id)
+    here = warm.warm_versions()
+    for block in beside:
+        if len(ids) >= at_once:
+            break
+        plan = Block(block.number, block.entrants, block.seed)
+        warm_here = all(league.entrants[p].sha256 in here for p in block.entrants)
+        if warm_here and _shareable(warm, league, [(block, plan)]):
+            ids.append(block.id)
+    return play_blocks(engine, ids, worker=worker, warm=warm, at_once=at_once, leagues={league.id: league})
 
 
 SHARE_QUEUE_MS = 250

@@ -23,7 +23,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -461,6 +461,11 @@ class CeleryWorker:
             if not (runs[-1].startswith("succeeded") or (leased and int(leased.group(1)) in done)):
                 unsettled.append(runs)
         return unsettled
+
+    def claimed_all(self, blocks: Sequence[Any]) -> bool:
+        """Whether this worker claimed every one of ``blocks`` (store rows): by the message that
+        named it, or beside another's (``execute.play_with_pending``), never a local pool."""
+        return all((b.claimed_by or "").startswith(f"{self.name}@") for b in blocks)
 
     def kill(self) -> list[int]:
         """kill -9 the whole worker: its main process and every process under it."""

@@ -369,7 +369,7 @@ def test_an_adaptive_league_on_celery(
     # Every block played by the worker, none by a local pool: by the message that named it, or
     # beside another's (execute.play_with_pending).
     assert len(stored) == 9
-    assert all((b.claimed_by or "").startswith(f"{worker.name}@") for b in stored), stored
+    assert worker.claimed_all(stored), stored
     assert not worker.unsettled(
         {b.id for b in stored}
     )  # each succeeded, or its block was played in a set beside another

@@ -166,7 +166,7 @@ def test_a_test_on_celery(
         # Played by the worker (no local pool with a broker set), each block by the message that
         # named it or beside another's (execute.play_with_pending); a block may be queued twice (the
         # run loop and the workers' reconciliation both queue new rounds): it is stored once.
-        assert all((b.claimed_by or "").startswith(f"{worker.name}@") for b in stored), stored
+        assert worker.claimed_all(stored), stored
         assert not worker.unsettled({b.id for b in stored if b.status == "done"})
     finally:
         engine.dispose()

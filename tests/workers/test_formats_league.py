@@ -242,9 +242,7 @@ def test_a_ladder_takes_a_new_entrant_mid_run_on_celery(
     blocks = stored_blocks(pg_url, "lad")
     # Every block played by the worker, none by a local pool: by the message that named it, or
     # beside another's (execute.play_with_pending).
-    assert all((b.claimed_by or "").startswith(f"{worker.name}@") for b in blocks), (
-        f"{blocks} in {time.monotonic() - started:.0f} s"
-    )
+    assert worker.claimed_all(blocks), f"{blocks} in {time.monotonic() - started:.0f} s"
     # Every message succeeded, or found its block in the set of the other pool process and looks
     # again later (execute.play_with_pending).
     assert not worker.unsettled({b.id for b in blocks if b.status == "done"})

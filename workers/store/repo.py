@@ -546,22 +546,26 @@ def claim_block(engine: Engine, block_id: int, worker: str, *, lease_s: float = 
             raise LeaseHeldError(
                 f"block {block_id} is being played by {row.claimed_by} (lease until {lease:%H:%M:%S})"
             )
-        until = now + dt.timedelta(seconds=lease_s)
+        claimed = replace(
+            _block(row),
+            status="running",
+            attempts=row.attempts + 1,
+            claimed_by=worker,
+            lease_until=now + dt.timedelta(seconds=lease_s),
+        )
         conn.execute(
             update(blocks)
             .where(blocks.c.id == block_id)
             .values(
-                status="running",
-                claimed_by=worker,
+                status=claimed.status,
+                claimed_by=claimed.claimed_by,
                 claimed_at=now,
-                lease_until=until,
-                attempts=row.attempts + 1,
+                lease_until=claimed.lease_until,
+                attempts=claimed.attempts,
             )
         )
     # The row as this transaction left it (it held the row's lock: nobody else wrote it between).
-    return replace(
-        _block(row), status="running", attempts=row.attempts + 1, claimed_by=worker, lease_until=until
-    )
+    return claimed
 
 
 def _is_claim(claim: tuple[str, int]) -> Any:
@@ -690,19 +694,15 @@ def record_block(
                     .scalars()
                     .all()
                 )
+                stored = list(zip(match_ids, played, strict=True))
                 conn.execute(
-                    insert(seat_results),
-                    [
-                        _seat_row(mid, s)
-                        for mid, match in zip(match_ids, played, strict=True)
-                        for s in match.seats
-                    ],
+                    insert(seat_results), [_seat_row(mid, s) for mid, match in stored for s in match.seats]
                 )
                 conn.execute(
                     insert(transcripts),
                     [
                         {"match_id": mid, "body": json.dumps(match.transcript, sort_keys=True)}
-                        for mid, match in zip(match_ids, played, strict=True)
+                        for mid, match in stored
                     ],
                 )
             conn.execute(
