@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test bubblewrap chromium node lint bench bench-quick golden proto clean image image-test chaos bytecode
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml games/classic/sim/_native.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,server,rl]'
@@ -46,7 +46,7 @@ run: $(STAMP) bubblewrap bytecode
 ## dashboard's browser tests need chromium: `make test` installs it (see chromium below) or stops
 ## with the command to run, and the tests fail rather than skip if it is still missing.
 test: lint bubblewrap chromium node bytecode
-	SIXNIMMT_TEST_BROWSER=required $(BIN)/python -m pytest -n 2 -q
+	SIXNIMMT_TEST_BROWSER=required SIXNIMMT_TEST_NATIVE=required $(BIN)/python -m pytest -n 2 -q
 
 ## bubblewrap: every bot runs sandboxed under bwrap, and the sandbox refuses to run a bot without
 ## it (docs/sandbox.md), so `make run` and `make test` need it. Missing, it is installed with

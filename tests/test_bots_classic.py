@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import os
 import random
 import subprocess
 import sys
@@ -285,12 +286,32 @@ def test_mc_is_clearly_better_than_heuristic() -> None:
 # -- the Monte Carlo bot's numpy batch playouts (games.classic.sim.playouts) --------------
 
 
+def _batch_playouts(kind: str) -> Any:
+    """The batch playouts of one kind: ``numpy`` (the reference), or ``native`` (C: what
+    :func:`~games.classic.sim.playouts.playouts` runs where its extension module is built; under
+    ``make test``, SIXNIMMT_TEST_NATIVE=required, a missing build fails rather than skips)."""
+    pytest.importorskip("numpy")
+    from games.classic.sim import playouts as batch
+
+    if kind == "numpy":
+        return batch.playouts_numpy
+    if not batch.NATIVE:
+        message = "the C playouts (games/classic/sim/_native.c) are not built: pip install -e . (a compiler)"
+        if os.environ.get("SIXNIMMT_TEST_NATIVE") == "required":
+            pytest.fail(message)
+        pytest.skip(message)
+    return batch.playouts
+
+
+@pytest.mark.parametrize("kind", ["native", "numpy"])
 @pytest.mark.parametrize("cheapest", [1.0, 0.0, 0.5])
-def test_batch_playouts_take_what_the_engine_takes(cheapest: float) -> None:
+def test_batch_playouts_take_what_the_engine_takes(cheapest: float, kind: str) -> None:
     """Seat 0 plays a given card, then the batch greedy policy; the others' cards come in a
     given order, their low cards take the row the salt says. The engine, given the same cards
     and rows, gives seat 0 the same bull heads, in every game of one batch."""
-    np = pytest.importorskip("numpy")
+    playouts = _batch_playouts(kind)
+    import numpy as np
+
     from games.classic.sim import playouts as batch
 
     rng = random.Random(11)
@@ -304,7 +325,7 @@ def test_batch_playouts_take_what_the_engine_takes(cheapest: float) -> None:
         salt = rng.random()
         odds = np.array(take_odds(others, 50, capacity, 104))
         rest = [c for c in hands[0] if c != first] + [batch.NONE]
-        taken, chosen = batch.playouts(
+        taken, chosen = playouts(
             np.array([[row[-1] for row in rows]]),
             np.array([[len(row) for row in rows]]),
             np.array([[row_heads(row) for row in rows]]),
@@ -331,6 +352,118 @@ def test_batch_playouts_take_what_the_engine_takes(cheapest: float) -> None:
                     row = min(int((u - cheapest) / (1.0 - cheapest) * len(rows)), len(rows) - 1)
                 state, _ = variant.apply(state, {seat: row})
         assert int(taken[0, 0]) == state.scores[0], (rows, hands, orders, salt)
+
+
+def _random_batch(rng: Any, np: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The arguments of one random call of the batch playouts: 2 to 10 seats, rows of 1 to 5
+    cards (not in order), hands of 1 to 10, each candidate's first card given or all left to the
+    greedy policy, 1 to 40 deals, any share of cheapest rows."""
+    from games.classic.sim import playouts as batch
+
+    players = int(rng.integers(2, 11))
+    others = players - 1
+    size = int(rng.integers(1, min(10, 84 // players) + 1))  # rows of at most 20 cards: the rest is dealt
+    deck = rng.permutation(np.arange(1, 105)).tolist()
+    rows = [[deck.pop() for _ in range(int(rng.integers(1, 6)))] for _ in range(4)]
+    rows = [sorted(row) for row in rows]
+    hand = sorted(deck.pop() for _ in range(size))
+    unseen = np.array(deck[: others * size + int(rng.integers(0, len(deck) - others * size + 1))], np.int64)
+    given = bool(rng.random() < 0.5)
+    hands = [hand[:i] + hand[i + 1 :] for i in range(size)] if given else [hand] * int(rng.integers(1, 5))
+    held = np.full((len(hands), max(1, max(map(len, hands)))), batch.NONE, np.int64)
+    for k, cards in enumerate(hands):
+        held[k, : len(cards)] = cards
+    first = np.array(hand if given else [0] * len(hands), np.int64)
+    samples = int(rng.integers(1, 41))
+    plays = batch.deal(unseen, others, size, samples, rng)
+    args = (
+        np.array([[row[-1] for row in rows]] * len(hands)),
+        np.array([[len(row) for row in rows]] * len(hands)),
+        np.array([[row_heads(row) for row in rows]] * len(hands)),
+        held,
+        first,
+        plays,
+        rng.random(samples),
+    )
+    cheapest = float(rng.choice([0.0, 0.5, 1.0, float(rng.random())]))
+    odds = np.array(take_odds(others, len(unseen), 5, 104))
+    return args, {"capacity": 5, "bulls": np.array(BULLS), "odds": odds, "cheapest": cheapest}
+
+
+def test_native_playouts_play_what_the_numpy_batch_plays() -> None:
+    """On random positions, deals and policies the C playouts give every game the numpy batch's
+    bull heads and cards, to the last rounding of the greedy scores and the row choices."""
+    native, reference = _batch_playouts("native"), _batch_playouts("numpy")
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    for _ in range(1500):
+        args, options = _random_batch(rng, np)
+        taken, chosen = native(*args, **options)
+        expected_taken, expected_chosen = reference(*args, **options)
+        assert np.array_equal(taken, expected_taken) and np.array_equal(chosen, expected_chosen), options
+
+
+def test_native_playouts_reject_bad_input() -> None:
+    """A call the C playouts cannot play raises ValueError before any game and writes nothing."""
+    native = _batch_playouts("native")
+    import numpy as np
+
+    from games.classic.sim import _native  # type: ignore[attr-defined]
+
+    args, options = _random_batch(np.random.default_rng(3), np)
+    lasts, counts, heads, hands, first, plays, salt = args
+
+    def call(**change: Any) -> Any:
+        values = {
+            "lasts": lasts, "counts": counts, "heads": heads, "hands": hands, "first": first,
+            "plays": plays, "salt": salt, **options, **change,
+        }  # fmt: skip
+        names = ("lasts", "counts", "heads", "hands", "first", "plays", "salt")
+        return native(*(values[name] for name in names), **{key: values[key] for key in options})
+
+    bad_card = plays.copy()
+    bad_card.flat[0] = 105
+    with pytest.raises(ValueError, match="plays holds 105, not a card of this deck"):
+        call(plays=bad_card)
+    with pytest.raises(ValueError, match="capacity"):
+        call(counts=counts + 5)
+    unsorted = hands.copy()
+    unsorted[0, 0] = hands[0].max() + 1 if hands[0, 0] < 104 else 1
+    if hands.shape[1] > 1:
+        unsorted[0, 1] = unsorted[0, 0] - 1
+        with pytest.raises(ValueError, match="not ascending"):
+            call(hands=unsorted)
+    mixed = first.copy()
+    mixed[0] = 0 if first[0] else 7
+    if len(first) > 1:
+        with pytest.raises(ValueError, match="all given or all 0"):
+            call(first=mixed)
+    taken = np.full(3, -1, np.int64)
+    k, r = lasts.shape
+    s, t, o = plays.shape
+    with pytest.raises(ValueError, match="taken holds 24 bytes"):
+        _native.playouts(
+            lasts, counts, heads, hands, first, plays, salt, options["bulls"], options["odds"],
+            taken, np.empty((k, s, t), np.int64), k, r, hands.shape[1], s, t, o, 5, 104, 0.5,
+        )  # fmt: skip
+    assert (taken == -1).all()
+    with pytest.raises(TypeError):
+        _native.playouts(lasts)
+
+
+def test_mc_plays_the_same_games_with_native_and_numpy_playouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An install without the C module (no compiler) plays exactly the games of one with it."""
+    _batch_playouts("native")
+    from games.classic.sim import playouts as batch
+
+    bot = functools.partial(MonteCarloBot, playouts="numpy")
+    rand = reference_bot("classic", "random")
+    variant = make_variant("classic", {"players": 4, "hands": 2, "target": None})
+    native = [play_match(variant, [bot, bot, rand, rand], seed).transcript.digest() for seed in (1, 2)]
+    monkeypatch.setattr(batch, "_native", None)
+    numpy = [play_match(variant, [bot, bot, rand, rand], seed).transcript.digest() for seed in (1, 2)]
+    assert native == numpy
 
 
 def test_batch_playouts_greedy_plays_what_the_python_greedy_plays() -> None:

@@ -24,7 +24,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+try:  # the playouts in C (games/classic/sim/_native.c), built with the project where a compiler is
+    from games.classic.sim import _native
+except ImportError:  # pragma: no cover -- an install without a C compiler: the numpy batch below
+    _native = None  # type: ignore[assignment]
+
 Array = npt.NDArray[Any]
+NATIVE = _native is not None
+"""Whether :func:`playouts` runs in C (the extension module is built), not on the numpy batch."""
 TAKE = 1000
 """The greedy policy's weight of a bull head against a gap of one."""
 NONE = 1 << 20
@@ -108,7 +115,47 @@ def playouts(
     odds: Array,
     cheapest: float,
 ) -> tuple[Array, Array]:
-    """The bull heads this seat takes in ``K`` candidates × ``S`` samples: ``([K, S], [K, S, T])``.
+    """The bull heads this seat takes in ``K`` candidates × ``S`` samples: ``([K, S], [K, S, T])``,
+    as :func:`playouts_numpy` documents: played in C, game by game, where the extension module
+    ``games.classic.sim._native`` is built (:data:`NATIVE`), else by :func:`playouts_numpy`. Both
+    give the same bull heads and cards for the same inputs."""
+    if _native is None:
+        return playouts_numpy(
+            lasts, counts, heads, hands, first, plays, salt,
+            capacity=capacity, bulls=bulls, odds=odds, cheapest=cheapest,
+        )  # fmt: skip
+    k, r = lasts.shape
+    s, t, o = plays.shape
+    taken = np.empty((k, s), np.int64)
+    chosen = np.empty((k, s, t), np.int64)
+
+    def c(array: Array, dtype: type = np.int64) -> Array:
+        return np.ascontiguousarray(array, dtype)
+
+    _native.playouts(
+        c(lasts), c(counts), c(heads), c(hands), c(first), c(plays), c(salt, np.float64),
+        c(bulls), c(odds, np.float64), taken, chosen,
+        k, r, hands.shape[1], s, t, o, capacity, odds.shape[1] - 1, float(cheapest),
+    )  # fmt: skip
+    return taken, chosen
+
+
+def playouts_numpy(
+    lasts: Array,
+    counts: Array,
+    heads: Array,
+    hands: Array,
+    first: Array,
+    plays: Array,
+    salt: Array,
+    *,
+    capacity: int,
+    bulls: Array,
+    odds: Array,
+    cheapest: float,
+) -> tuple[Array, Array]:
+    """The bull heads this seat takes in ``K`` candidates × ``S`` samples: ``([K, S], [K, S, T])``,
+    in numpy batches: every array op covers every game (the reference for the C playouts).
 
     ``lasts``, ``counts``, ``heads``: ``[K, R]``, each candidate's rows (last card, cards, bull
     heads) in the table's order. ``hands``: ``[K, H]`` this seat's cards after the candidate, ascending,
