@@ -7,10 +7,12 @@
 #   docker run IMAGE dashboard --host 0.0.0.0 --port 8000   # the web dashboard and JSON API
 #   docker run IMAGE league migrate                         # bring the store to the newest schema
 #
-# Builder: builds the project's wheel and installs it with the `server` extra into /opt/venv.
-# Runtime: the same slim Python base, only /opt/venv copied in and bubblewrap installed; no
-# compiler, no build tools, no source tree; a fixed non-root user (uid/gid 10001). Every dependency ships binary wheels
-# (grpcio, psycopg[binary], ...), so the builder needs no compiler either.
+# Builder: builds the project's wheel and installs it with the `server` extra into /opt/venv. It
+# has a C compiler for the project's one extension module, the Monte Carlo bot's playouts
+# (games/classic/sim/_native.c, docs/sim.md); every dependency ships binary wheels (grpcio,
+# psycopg[binary], ...). Runtime: the same slim Python base, only /opt/venv copied in and
+# bubblewrap installed; no compiler, no build tools, no source tree; a fixed non-root user
+# (uid/gid 10001).
 
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
@@ -19,6 +21,9 @@ ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
 WORKDIR /src
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
 RUN python -m venv /opt/venv
 COPY pyproject.toml README.md ./
 COPY referee ./referee

@@ -28,6 +28,13 @@
     one worker, in this run (goal >= 1.6); each after a warm-up league of a quarter as many deals,
     so every worker's bots are warm. Blocks go to a worker holding their bots warm (at most two waiting per
     worker, the rest to the shared queue), so both cores play instead of starting bots.
+``league.celery.cores_busy_1w`` / ``league.celery.cores_busy_2w``
+    How many of the machine's cores were busy (``/proc/stat``: every process on it) while one /
+    two workers played that league.
+``league.celery.scaling_bound``
+    The machine's cores over ``cores_busy_1w``: the most two workers can give over one here when
+    a hand costs the same CPU on either (a worker's referee, its four bots and the store already
+    run side by side, so one worker keeps more than one core busy).
 ``league.warm.block_overhead_ms``
     A block on a worker process's warm bots, excluding play: the wall time of
     ``workers.execute.play_block`` with a warmed-up ``workers.warm.WarmPool`` (on SQLite, in
@@ -249,18 +256,31 @@ def _app_on(broker_url: str) -> Iterator[Any]:
             os.environ["SIXNIMMT_BROKER_URL"] = previous
 
 
-def celery_rate(engine: Any, deals: int, tag: str) -> float:
+def _cpu_jiffies() -> tuple[int, int]:
+    """The machine's busy and total CPU time so far (``/proc/stat``'s first line, in ticks)."""
+    with open("/proc/stat") as stat:
+        user, nice, system, idle, iowait, irq, softirq, steal = map(int, stat.readline().split()[1:9])
+    busy = user + nice + system + irq + softirq + steal
+    return busy, busy + idle + iowait
+
+
+def celery_rate(engine: Any, deals: int, tag: str) -> tuple[float, float]:
     """Hands per second of one league of ``deals`` deals after a warm-up league of a quarter as
     many (every worker's bots start there), both through ``run_celery``: the figure the
-    two-worker ratio is made of."""
+    two-worker ratio is made of; and how many of the machine's cores were busy meanwhile (every
+    process on it: the workers, their bots, PostgreSQL, Redis, this caller, anything else)."""
     from workers import league as leagues
 
     warmup = _league(engine, f"warmup{tag}", max(4, deals // 4))
     leagues.run_celery(engine, warmup, poll_s=0.02, timeout_s=600)
     league = _league(engine, f"rate{tag}", deals)
+    busy0, total0 = _cpu_jiffies()
     start = time.perf_counter()
     leagues.run_celery(engine, league, poll_s=0.02, timeout_s=600)
-    return _hands(league) / (time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    busy1, total1 = _cpu_jiffies()
+    cores = (os.cpu_count() or 1) * (busy1 - busy0) / max(1, total1 - total0)
+    return _hands(league) / elapsed, cores
 
 
 def celery_hands_per_s(engine: Any, sizes: tuple[int, int], tag: str = "") -> float:
@@ -429,12 +449,23 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
                 upgrade(engine)
                 with _app_on(broker):
                     with _workers(1, url, broker, logs):
-                        one = celery_rate(engine, rate_deals, "1w")
+                        one, busy_one = celery_rate(engine, rate_deals, "1w")
                     with _workers(2, url, broker, logs):
-                        two = celery_rate(engine, rate_deals, "2w")
+                        two, busy_two = celery_rate(engine, rate_deals, "2w")
                         yield {
                             "name": "league.celery.scaling_2w",
                             "value": round(two / one, 2),
+                            "unit": "ratio",
+                        }
+                        for name, busy in (("1w", busy_one), ("2w", busy_two)):
+                            yield {
+                                "name": f"league.celery.cores_busy_{name}",
+                                "value": round(busy, 2),
+                                "unit": "cores",
+                            }
+                        yield {
+                            "name": "league.celery.scaling_bound",
+                            "value": round((os.cpu_count() or 1) / busy_one, 2),
                             "unit": "ratio",
                         }
                         celery = celery_hands_per_s(engine, celery_sizes)

@@ -40,6 +40,9 @@ def test_the_builder_installs_the_server_extra_from_a_wheel() -> None:
     assert "server" in extras and "rl" in extras
     run = " ".join(i.value for i in builder.all("RUN"))
     assert "pip wheel" in run and "[server,rl]" in run and "/opt/venv" in run
+    # The MC bot's playouts in C (docs/sim.md) are an optional extension: without a compiler in
+    # the builder the image's bot would quietly play the slower numpy batch.
+    assert "gcc" in run and "libc6-dev" in run
 
 
 def test_the_runtime_is_small_non_root_and_runs_sixnimmt() -> None:
@@ -143,6 +146,13 @@ def test_a_wheel_built_from_the_context_holds_every_roles_files(tmp_path: Path) 
         p.relative_to(dk.REPO).as_posix() for p in dk.REPO.glob("games/*/rules/data/*.json")
     }
     assert needed <= names, sorted(needed - names)
+    # The C playouts, compiled by the build (this machine has a compiler, as the builder stage),
+    # with their stub; the source tree's own in-place build is not in the context.
+    assert "games/classic/sim/_native.pyi" in names
+    assert [n for n in names if re.fullmatch(r"games/classic/sim/_native\.cpython-[^/]+\.so", n)], sorted(
+        n for n in names if n.startswith("games/classic/sim/")
+    )
+    assert not [f for f in dk.build_context() if f.endswith(".so")]
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     for line in ("sixnimmt = bot_sdk.cli:main", "referee = ", "arena = ", "league = ", "dashboard = "):

@@ -298,6 +298,17 @@ def test_the_worker_starts_and_answers_its_exec_probe(deployment: Deployment) ->
     ik.wait_for(lambda: _probe(deployment, command), 90, f"the worker's probe {command}", interval=1)
 
 
+def test_the_monte_carlo_bot_plays_its_c_playouts_in_the_image(deployment: Deployment) -> None:
+    """The builder compiled the MC bot's playouts (games/classic/sim/_native.c) into the wheel; the
+    runtime, which has no compiler, runs them."""
+    code = (
+        "from games.classic.sim import playouts; print(playouts.NATIVE); "
+        "import games.classic.sim._native as n; print(n.__file__)"
+    )
+    native, path = deployment.exec("worker", ["python", "-c", code], timeout=120).split()
+    assert native == "True" and path.startswith("/opt/venv/"), (native, path)
+
+
 def _probe(deployment: Deployment, command: list[str]) -> bool:
     done = deployment.container("worker").run(deployment.spec("worker", command, tmpfs=False), timeout=60)
     if not deployment.running["worker"].alive():
