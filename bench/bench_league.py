@@ -2,10 +2,10 @@
 
 ``league.local.hands_per_s``
     A league played by ``workers.league.run_local`` (the local process pool, one process per
-    core) on SQLite in a temporary directory. Hands per second from two league sizes: the
-    difference in hands over the difference in wall time, so creating the pool and the
-    league cancels out. Every block still pays its own costs (a referee, four bot processes,
-    claiming, storing): those are part of a league's throughput.
+    core) on SQLite in a temporary directory. Hands per second from two league sizes (4 and 124
+    deals): the difference in hands over the difference in wall time, so creating the pool and
+    the league cancels out; the median of three such pairs. Every block still pays its own costs
+    (a referee, four bot processes, claiming, storing): those are part of a league's throughput.
 ``league.celery.hands_per_s``
     The same leagues through Redis and two real ``celery worker`` processes (concurrency 1
     each) on PostgreSQL, queued and awaited by ``workers.league.run_celery``; same method.
@@ -90,8 +90,16 @@ def _hands(league: Any) -> int:
     return league.deals * TABLE * int(CONFIG["hands"])  # one table of four: four rotations a deal
 
 
-def local_hands_per_s(sizes: tuple[int, int]) -> float:
-    """``run_local`` on SQLite: (hands₂ − hands₁) / (t₂ − t₁) for leagues of ``sizes`` deals."""
+def local_hands_per_s(sizes: tuple[int, int], rounds: int) -> float:
+    """``run_local`` on SQLite: (hands₂ − hands₁) / (t₂ − t₁) for leagues of ``sizes`` deals, the
+    median of ``rounds`` such pairs. Each league starts its own pool and bots (about a second,
+    varying by a few tenths): the larger league plays for several seconds, so that variation is
+    small against the difference (with 4 and 24 deals it was not: one run measured t₂ < t₁)."""
+    rates = [_local_pair(sizes, number) for number in range(rounds)]
+    return statistics.median(rates)
+
+
+def _local_pair(sizes: tuple[int, int], number: int) -> float:
     from workers import league as leagues
     from workers.store.engine import make_engine
     from workers.store.migrate import upgrade
@@ -102,7 +110,7 @@ def local_hands_per_s(sizes: tuple[int, int]) -> float:
             upgrade(engine)
             times, hands = [], []
             for deals in sizes:
-                league = _league(engine, f"local{deals}", deals)
+                league = _league(engine, f"local{number}-{deals}", deals)
                 start = time.perf_counter()
                 counts = leagues.run_local(engine, league, processes=os.cpu_count() or 1)
                 times.append(time.perf_counter() - start)
@@ -427,11 +435,11 @@ def make_run_s(deals: int) -> float:
 
 
 def run(quick: bool) -> Iterator[dict[str, Any]]:
-    local_sizes = (2, 6) if quick else (4, 24)
+    local_sizes = (2, 12) if quick else (4, 124)
     celery_sizes = (2, 6) if quick else (4, 24)
     samples = 3 if quick else 10
     rate_deals = 24 if quick else 96
-    local = local_hands_per_s(local_sizes)
+    local = local_hands_per_s(local_sizes, 1 if quick else 3)
     yield {"name": "league.local.hands_per_s", "value": round(local, 2), "unit": "hands/s"}
     warm = warm_overhead_ms(samples)
     yield {"name": "league.warm.block_overhead_ms", "value": round(warm, 1), "unit": "ms"}
