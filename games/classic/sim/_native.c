@@ -45,6 +45,21 @@ static void sort(int64_t *v, Py_ssize_t n) {
     }
 }
 
+/* The row whose last card is the highest below `card` (its last card in *end), as numpy's
+ * argmax over the rows' last cards below it; row 0 and *end = -1 when every row's is above. */
+static inline Py_ssize_t row_below(const int64_t *lasts, Py_ssize_t r, int64_t card, int64_t *end) {
+    Py_ssize_t row = 0;
+    *end = -1;
+    for (Py_ssize_t j = 0; j < r; j++) {
+        int64_t under = lasts[j] < card ? lasts[j] : -1;
+        if (under > *end) {
+            *end = under;
+            row = j;
+        }
+    }
+    return row;
+}
+
 /* The greedy policy's card in one game (playouts.py's _greedy): an index into hand. */
 static Py_ssize_t greedy(const Args *a, const int64_t *hand, Py_ssize_t size, const int64_t *lasts,
                          const int64_t *counts, const int64_t *heads) {
@@ -57,15 +72,8 @@ static Py_ssize_t greedy(const Args *a, const int64_t *hand, Py_ssize_t size, co
     for (Py_ssize_t i = 0; i < size; i++) {
         int64_t card = hand[i];
         if (card >= NONE) break; /* the rest of the hand is empty slots */
-        Py_ssize_t row = 0;
-        int64_t end = -1;
-        for (Py_ssize_t j = 0; j < r; j++) {
-            int64_t under = lasts[j] < card ? lasts[j] : -1;
-            if (under > end) {
-                end = under;
-                row = j;
-            }
-        }
+        int64_t end;
+        Py_ssize_t row = row_below(lasts, r, card, &end);
         int low = end < 0;
         int first = i == 0 || row != prev_row || prev_low;
         double score = INFINITY;
@@ -136,15 +144,8 @@ static void play(const Args *a) {
                 for (Py_ssize_t i = 0; i < n; i++) {
                     int64_t c = cards[i];
                     int is_mine = c == mine;
-                    Py_ssize_t row = 0;
-                    int64_t end = -1;
-                    for (Py_ssize_t q = 0; q < r; q++) {
-                        int64_t under = lasts[q] < c ? lasts[q] : -1;
-                        if (under > end) {
-                            end = under;
-                            row = q;
-                        }
-                    }
+                    int64_t end;
+                    Py_ssize_t row = row_below(lasts, r, c, &end);
                     int full;
                     if (end < 0) { /* rule 4: only the turn's lowest card can be below every row */
                         row = low_row(a, c, is_mine, salt, heads);
