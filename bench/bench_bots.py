@@ -58,15 +58,15 @@ def native_against_numpy(hands: int, rounds: int) -> tuple[float, float]:
 
     variant = make_variant("classic", {"players": 4, "hands": 1, "target": None})
     rand = reference_bot("classic", "random")
-    compiled = batch._native
+    compiled = batch.playouts
     try:
         for _ in range(rounds):
             for mode in ("native", "numpy"):
-                batch._native = compiled if mode == "native" else None
+                batch.playouts = compiled if mode == "native" else batch.playouts_numpy
                 for hand in range(hands):
                     play_match(variant, [Timed, rand, rand, rand], match_seed(1, hand))
     finally:
-        batch._native = compiled
+        batch.playouts = compiled
     native, numpy = (1000 * spent[m][0] / spent[m][1] for m in ("native", "numpy"))
     return native, numpy
 

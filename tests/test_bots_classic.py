@@ -411,16 +411,14 @@ def test_native_playouts_reject_bad_input() -> None:
 
     from games.classic.sim import _native  # type: ignore[attr-defined]
 
-    args, options = _random_batch(np.random.default_rng(3), np)
+    args, options = _random_batch(np.random.default_rng(7), np)
     lasts, counts, heads, hands, first, plays, salt = args
+    assert hands.shape[0] > 1 and hands.shape[1] > 1 and not first.any()  # every check below applies
+    names = ("lasts", "counts", "heads", "hands", "first", "plays", "salt")
 
     def call(**change: Any) -> Any:
-        values = {
-            "lasts": lasts, "counts": counts, "heads": heads, "hands": hands, "first": first,
-            "plays": plays, "salt": salt, **options, **change,
-        }  # fmt: skip
-        names = ("lasts", "counts", "heads", "hands", "first", "plays", "salt")
-        return native(*(values[name] for name in names), **{key: values[key] for key in options})
+        arrays = {**dict(zip(names, args, strict=True)), **change}
+        return native(*arrays.values(), **options)
 
     bad_card = plays.copy()
     bad_card.flat[0] = 105
@@ -429,16 +427,13 @@ def test_native_playouts_reject_bad_input() -> None:
     with pytest.raises(ValueError, match="capacity"):
         call(counts=counts + 5)
     unsorted = hands.copy()
-    unsorted[0, 0] = hands[0].max() + 1 if hands[0, 0] < 104 else 1
-    if hands.shape[1] > 1:
-        unsorted[0, 1] = unsorted[0, 0] - 1
-        with pytest.raises(ValueError, match="not ascending"):
-            call(hands=unsorted)
+    unsorted[0, :2] = hands[0, 1::-1]
+    with pytest.raises(ValueError, match="not ascending"):
+        call(hands=unsorted)
     mixed = first.copy()
-    mixed[0] = 0 if first[0] else 7
-    if len(first) > 1:
-        with pytest.raises(ValueError, match="all given or all 0"):
-            call(first=mixed)
+    mixed[0] = 7
+    with pytest.raises(ValueError, match="all given or all 0"):
+        call(first=mixed)
     taken = np.full(3, -1, np.int64)
     k, r = lasts.shape
     s, t, o = plays.shape
@@ -461,7 +456,7 @@ def test_mc_plays_the_same_games_with_native_and_numpy_playouts(monkeypatch: pyt
     rand = reference_bot("classic", "random")
     variant = make_variant("classic", {"players": 4, "hands": 2, "target": None})
     native = [play_match(variant, [bot, bot, rand, rand], seed).transcript.digest() for seed in (1, 2)]
-    monkeypatch.setattr(batch, "_native", None)
+    monkeypatch.setattr(batch, "playouts", batch.playouts_numpy)
     numpy = [play_match(variant, [bot, bot, rand, rand], seed).transcript.digest() for seed in (1, 2)]
     assert native == numpy
 

@@ -101,7 +101,7 @@ def deal(unseen: Array, others: int, turns: int, samples: int, rng: np.random.Ge
     return plays
 
 
-def playouts(
+def _playouts_c(
     lasts: Array,
     counts: Array,
     heads: Array,
@@ -115,29 +115,22 @@ def playouts(
     odds: Array,
     cheapest: float,
 ) -> tuple[Array, Array]:
-    """The bull heads this seat takes in ``K`` candidates × ``S`` samples: ``([K, S], [K, S, T])``,
-    as :func:`playouts_numpy` documents: played in C, game by game, where the extension module
-    ``games.classic.sim._native`` is built (:data:`NATIVE`), else by :func:`playouts_numpy`. Both
-    give the same bull heads and cards for the same inputs."""
-    if _native is None:
-        return playouts_numpy(
-            lasts, counts, heads, hands, first, plays, salt,
-            capacity=capacity, bulls=bulls, odds=odds, cheapest=cheapest,
-        )  # fmt: skip
+    """:func:`playouts_numpy`'s games played in C, game by game (``games.classic.sim._native``)."""
     k, r = lasts.shape
     s, t, o = plays.shape
     taken = np.empty((k, s), np.int64)
     chosen = np.empty((k, s, t), np.int64)
-
-    def c(array: Array, dtype: type = np.int64) -> Array:
-        return np.ascontiguousarray(array, dtype)
-
     _native.playouts(
-        c(lasts), c(counts), c(heads), c(hands), c(first), c(plays), c(salt, np.float64),
-        c(bulls), c(odds, np.float64), taken, chosen,
+        _c(lasts), _c(counts), _c(heads), _c(hands), _c(first), _c(plays), _c(salt, np.float64),
+        _c(bulls), _c(odds, np.float64), taken, chosen,
         k, r, hands.shape[1], s, t, o, capacity, odds.shape[1] - 1, float(cheapest),
     )  # fmt: skip
     return taken, chosen
+
+
+def _c(array: Array, dtype: type = np.int64) -> Array:
+    """``array`` as the C playouts read it: C-contiguous, of ``dtype`` (no copy when it already is)."""
+    return np.ascontiguousarray(array, dtype)
 
 
 def playouts_numpy(
@@ -214,6 +207,13 @@ def playouts_numpy(
             flat_counts[at] = np.where(full, 1, n + 1)
             flat_heads[at] = np.where(full, 0, h) + bulls[c]
     return taken.reshape(k, s), chosen.reshape(k, s, t)
+
+
+playouts = _playouts_c if NATIVE else playouts_numpy
+"""The bull heads this seat takes in ``K`` candidates × ``S`` samples: ``([K, S], [K, S, T])``,
+as :func:`playouts_numpy` documents: in C where the extension module ``games.classic.sim._native``
+is built (:data:`NATIVE`), else by :func:`playouts_numpy`. Both give the same bull heads and cards
+for the same inputs (tests/test_bots_classic.py)."""
 
 
 def _low_row(card: Array, mine: Array, salt: Array, heads: Array, cheapest: float) -> Array:
