@@ -132,14 +132,19 @@ def play_blocks(
                 except Exception as exc:
                     errors.append(exc)
                 continue
+            # Its lease is kept from now on, also while the set before it plays (a set can last
+            # longer than a lease); its games end with its own set's.
+            keeper = _keeper(engine, block, settings, lambda: None)
+            claimed = _Claimed(block, league, plan, keeper.__enter__(), started)
             if group and (
                 len(group) >= at_once
                 or group[0].league.id != league.id
                 or not _shareable(warm, league, [(g.block, g.plan) for g in group] + [(block, plan)])
             ):
-                play(group)
-            keeper = _keeper(engine, block, settings, lambda: None)  # its games end with the set's
-            group.append(_Claimed(block, league, plan, keeper.__enter__(), started))
+                full, group = group, [claimed]
+                play(full)
+            else:
+                group.append(claimed)
         if group:
             play(group)
     finally:

@@ -44,6 +44,7 @@ _why_not = _why_not or usable()
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(_why_not is not None, reason=str(_why_not))]
 
 BOTS = ["random", "heuristic", "lowest", "highest"]
+PACED = Path(__file__).resolve().parents[1] / "workers" / "warm_bots" / "paced_bot.py"
 TABLE = 4
 SETTINGS = {
     "SIXNIMMT_LEASE_S": "6",
@@ -66,7 +67,14 @@ class Scenario:
     """One league on the hosts: its database, its workers, what the store says, the bench lines."""
 
     def __init__(
-        self, name: str, made: tuple[Any, Postgres, Redis], logs: Path, *, deals: int, hands: int
+        self,
+        name: str,
+        made: tuple[Any, Postgres, Redis],
+        logs: Path,
+        *,
+        deals: int,
+        hands: int,
+        bots: list[str],
     ) -> None:
         self.name = name
         self.hosts, self.postgres, self.broker = made
@@ -82,7 +90,7 @@ class Scenario:
         self.league = leagues.create(
             self.engine,
             name,
-            BOTS,
+            bots,
             config={"hands": hands, "target": None},
             table_size=TABLE,
             deals=deals,
@@ -191,8 +199,8 @@ def scenario(
 ) -> Iterator[Callable[..., Scenario]]:
     made: list[Scenario] = []
 
-    def make(name: str, *, deals: int, hands: int = 2) -> Scenario:
-        made.append(Scenario(name, hosts, tmp_path, deals=deals, hands=hands))
+    def make(name: str, *, deals: int, hands: int = 2, bots: list[str] = BOTS) -> Scenario:
+        made.append(Scenario(name, hosts, tmp_path, deals=deals, hands=hands, bots=bots))
         return made[-1]
 
     try:
@@ -280,9 +288,11 @@ def test_database_stopped_for_20_s(scenario: Callable[..., Scenario]) -> None:
 
 
 def test_link_cut_for_30_s(scenario: Callable[..., Scenario]) -> None:
-    # Enough blocks that the other host alone cannot finish the league during the cut, each long
-    # enough to be cut in the middle (warm bots play a one-hand block in about 0.1 s).
-    s = scenario("link_cut", deals=120, hands=10)
+    # Blocks must be left for the cut host when its link comes back, on a machine of any speed
+    # (warm bots alone once played 120 blocks of 10 hands in 12 s, and none were left). The paced
+    # bot at every table thinks 15 ms a card: a block of 3 hands is 4 rotations x 30 of its cards,
+    # at least 1.8 s of its time, so the other host plays at most 17 of the 36 blocks during the cut.
+    s = scenario("link_cut", deals=36, hands=3, bots=[*BOTS[:3], str(PACED)])
     w1, w2 = s.worker(1), s.worker(2)
     s.start()
     block = wait_for(lambda: s.playing(w1), 120, "worker 1 to be playing a block", 0.05)

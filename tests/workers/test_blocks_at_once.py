@@ -6,6 +6,7 @@ Real sandboxed bot processes and the pool's own referee throughout; the sets are
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,48 @@ def test_blocks_played_as_one_set_store_what_one_at_a_time_stores(engine: Engine
         pool.close()
     assert _results(engine, sets.id) == _results(engine, alone.id)
     assert len(repo.blocks_of(engine, sets.id, ["done"])) == 10
+
+
+def test_a_block_claimed_while_a_set_plays_keeps_its_lease(
+    engine: Engine, calls: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A set can last longer than a lease: the block claimed next, waiting for it, keeps its own.
+
+    The fifth block is claimed when the set of the 2nd to 4th is full, and waits for it (3 blocks x 4
+    rotations x 3 hands x 10 cards of the paced bot at 15 ms: at least 5.4 s, with a lease of 3 s)
+    before its own. A reconciler's pass runs all along, as another worker's would, giving back any
+    lease that is over. (The paced bot queues too long to be shared under the real gate; the gate is
+    not what this test is about.)
+    """
+    monkeypatch.setenv("SIXNIMMT_LEASE_S", "3")
+    monkeypatch.setenv("SIXNIMMT_LEASE_RENEW_S", "1")
+    monkeypatch.setattr(execute, "SHARE_QUEUE_MS", 60_000)
+    paced = str(BOTS / "paced_bot.py")
+    league = leagues.create(
+        engine, "long", [paced, "random", "lowest", "highest"], config={"hands": 3, "target": None}, deals=5
+    )
+    ids = [b.id for b in repo.blocks_of(engine, league.id)]
+    calls.clear()
+    expired: list[int] = []
+    stop = threading.Event()
+
+    def reconciler() -> None:
+        while not stop.wait(0.2):
+            expired.extend(b.number for b in repo.expire_leases(engine, league.id))
+
+    watcher = threading.Thread(target=reconciler)
+    pool = WarmPool()
+    watcher.start()
+    try:
+        outcomes = play_blocks(engine, ids, warm=pool, at_once=3)
+    finally:
+        stop.set()
+        watcher.join()
+        pool.close()
+    assert calls == [4, 12, 4], calls  # the first alone (nothing measured), a set of 3, the fifth
+    assert expired == [], f"blocks whose lease ran out while this worker held them: {expired}"
+    assert [o.status for o in outcomes] == ["stored"] * 5
+    assert all(b.attempts == 1 for b in repo.blocks_of(engine, league.id))
 
 
 def test_a_bot_slow_to_answer_is_not_shared_by_blocks(engine: Engine) -> None:
