@@ -323,9 +323,10 @@ def _claimers_since(s: Scenario, moment: float) -> str:
 
 
 def test_rolling_restart_with_sigterm(scenario: Callable[..., Scenario]) -> None:
-    # Blocks long enough (warm bots play a two-hand block in a fraction of a second) that both
-    # restarts find their worker playing.
-    s = scenario("rolling", deals=60, hands=10)
+    # Blocks long enough that both restarts find their worker playing, on a machine of any speed:
+    # with the paced bot (see the link cut) a block lasts at least 1.8 s, so the other worker plays
+    # a few blocks while one restarts, far from the 30 of the league.
+    s = scenario("rolling", deals=30, hands=3, bots=[*BOTS[:3], str(PACED)])
     s.worker(1), s.worker(2)
     s.start()
     wait_for(lambda: len(s.blocks("done")) >= 1, 120, "a block stored", 0.1)
