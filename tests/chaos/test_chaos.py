@@ -43,8 +43,11 @@ _why_not = None if os.environ.get("SIXNIMMT_CHAOS") else "the chaos scenarios ru
 _why_not = _why_not or usable()
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(_why_not is not None, reason=str(_why_not))]
 
-BOTS = ["random", "heuristic", "lowest", "highest"]
 PACED = Path(__file__).resolve().parents[1] / "workers" / "warm_bots" / "paced_bot.py"
+BOTS = ["random", "heuristic", "lowest", str(PACED)]
+"""The paced bot (15 ms a card) at every table bounds how fast a league goes on any machine: each
+scenario needs blocks left after its fault (with fast bots only, one CI machine's other host played
+a whole league during a cut). A block of H hands is 4 rotations x 10 H of its cards: >= 0.6 H s."""
 TABLE = 4
 SETTINGS = {
     "SIXNIMMT_LEASE_S": "6",
@@ -67,14 +70,7 @@ class Scenario:
     """One league on the hosts: its database, its workers, what the store says, the bench lines."""
 
     def __init__(
-        self,
-        name: str,
-        made: tuple[Any, Postgres, Redis],
-        logs: Path,
-        *,
-        deals: int,
-        hands: int,
-        bots: list[str],
+        self, name: str, made: tuple[Any, Postgres, Redis], logs: Path, *, deals: int, hands: int
     ) -> None:
         self.name = name
         self.hosts, self.postgres, self.broker = made
@@ -90,7 +86,7 @@ class Scenario:
         self.league = leagues.create(
             self.engine,
             name,
-            bots,
+            BOTS,
             config={"hands": hands, "target": None},
             table_size=TABLE,
             deals=deals,
@@ -199,8 +195,8 @@ def scenario(
 ) -> Iterator[Callable[..., Scenario]]:
     made: list[Scenario] = []
 
-    def make(name: str, *, deals: int, hands: int = 2, bots: list[str] = BOTS) -> Scenario:
-        made.append(Scenario(name, hosts, tmp_path, deals=deals, hands=hands, bots=bots))
+    def make(name: str, *, deals: int, hands: int = 2) -> Scenario:
+        made.append(Scenario(name, hosts, tmp_path, deals=deals, hands=hands))
         return made[-1]
 
     try:
@@ -288,11 +284,9 @@ def test_database_stopped_for_20_s(scenario: Callable[..., Scenario]) -> None:
 
 
 def test_link_cut_for_30_s(scenario: Callable[..., Scenario]) -> None:
-    # Blocks must be left for the cut host when its link comes back, on a machine of any speed
-    # (warm bots alone once played 120 blocks of 10 hands in 12 s, and none were left). The paced
-    # bot at every table thinks 15 ms a card: a block of 3 hands is 4 rotations x 30 of its cards,
-    # at least 1.8 s of its time, so the other host plays at most 17 of the 36 blocks during the cut.
-    s = scenario("link_cut", deals=36, hands=3, bots=[*BOTS[:3], str(PACED)])
+    # Blocks of at least 1.8 s (BOTS): the other host plays at most 17 of the 36 during the cut,
+    # and some are left for the cut host when its link comes back.
+    s = scenario("link_cut", deals=36, hands=3)
     w1, w2 = s.worker(1), s.worker(2)
     s.start()
     block = wait_for(lambda: s.playing(w1), 120, "worker 1 to be playing a block", 0.05)
@@ -323,10 +317,9 @@ def _claimers_since(s: Scenario, moment: float) -> str:
 
 
 def test_rolling_restart_with_sigterm(scenario: Callable[..., Scenario]) -> None:
-    # Blocks long enough that both restarts find their worker playing, on a machine of any speed:
-    # with the paced bot (see the link cut) a block lasts at least 1.8 s, so the other worker plays
-    # a few blocks while one restarts, far from the 30 of the league.
-    s = scenario("rolling", deals=30, hands=3, bots=[*BOTS[:3], str(PACED)])
+    # Blocks of at least 1.8 s (BOTS): the other worker plays a few while one restarts, far from
+    # the 30 of the league, so both restarts find their worker playing.
+    s = scenario("rolling", deals=30, hands=3)
     s.worker(1), s.worker(2)
     s.start()
     wait_for(lambda: len(s.blocks("done")) >= 1, 120, "a block stored", 0.1)
