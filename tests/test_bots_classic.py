@@ -456,8 +456,15 @@ def test_mc_plays_the_same_games_with_native_and_numpy_playouts(monkeypatch: pyt
     rand = reference_bot("classic", "random")
     variant = make_variant("classic", {"players": 4, "hands": 2, "target": None})
     native = [play_match(variant, [bot, bot, rand, rand], seed).transcript.digest() for seed in (1, 2)]
-    monkeypatch.setattr(batch, "playouts", batch.playouts_numpy)
+    calls: list[int] = []
+
+    def numpy_batch(*args: Any, **options: Any) -> Any:
+        calls.append(1)
+        return batch.playouts_numpy(*args, **options)
+
+    monkeypatch.setattr(batch, "playouts", numpy_batch)
     numpy = [play_match(variant, [bot, bot, rand, rand], seed).transcript.digest() for seed in (1, 2)]
+    assert calls, "the bot played the numpy batch in the second run"
     assert native == numpy
 
 

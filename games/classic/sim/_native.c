@@ -218,13 +218,14 @@ static PyObject *py_playouts(PyObject *self, PyObject *args) {
     for (Py_ssize_t k = 0; k < a.k; k++) {
         if ((a.first[k] != 0) != given) {
             PyErr_SetString(PyExc_ValueError,
-                            "the first cards are all given or all 0 (the greedy policy's)");
+                            "playouts: the first cards are all given or all 0 (the greedy policy's)");
             goto done;
         }
+        const int64_t *hand = a.hands + k * a.h;
         Py_ssize_t held = 0;
         for (Py_ssize_t i = 0; i < a.h; i++) {
-            held += a.hands[k * a.h + i] != NONE;
-            if (i && a.hands[k * a.h + i] <= a.hands[k * a.h + i - 1] && a.hands[k * a.h + i] != NONE) {
+            held += hand[i] != NONE;
+            if (i && hand[i] <= hand[i - 1] && hand[i] != NONE) {
                 PyErr_SetString(PyExc_ValueError, "playouts: a hand is not ascending (NONE last)");
                 goto done;
             }
