@@ -37,6 +37,14 @@ def _created() -> Column[object]:
     return Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now())
 
 
+store_identity = Table(
+    "store_identity",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    _created(),
+)
+"""One row: the store's id, written at migration; every message to the workers names it."""
+
 bots = Table(
     "bots",
     metadata,
@@ -83,6 +91,9 @@ leagues = Table(
     Column("deals", Integer, nullable=False),
     # Secret key of the bots' seat seeds: bots replay exactly, and cannot search for the deal.
     Column("seat_key", LargeBinary, nullable=False),
+    # Secret key of the deal seeds (NULL: a league made before it; its deals follow from its seed).
+    # Published with the seed once the league is finished (docs/security.md, secret deals).
+    Column("deal_key", LargeBinary),
     # JSON for leagues that add deals as they go (adaptive leagues, SPRT tests); NULL: a fixed plan.
     Column("stopping", JSON),
     # Every block starts its bots afresh instead of on a worker's warm processes (workers.warm).
