@@ -182,7 +182,8 @@ def _session(
     with channel:
         stub = referee_pb2_grpc.RefereeStub(channel)
         try:
-            for message in stub.Play(requests()):
+            # The key in the metadata too: admitted within the key's own limits (docs/protocol.md).
+            for message in stub.Play(requests(), metadata=((wire.TOKEN_METADATA, key),)):
                 kind = message.WhichOneof("kind")
                 if kind == "welcome":
                     welcomed = True

@@ -117,7 +117,9 @@ def run(
     with grpc.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
         stub = referee_pb2_grpc.RefereeStub(channel)
         try:
-            for message in stub.Play(requests()):
+            # The token in the metadata too: the referee admits the stream within this token's own
+            # limits before reading anything, so no other client's flood can keep it out.
+            for message in stub.Play(requests(), metadata=((wire.TOKEN_METADATA, token),)):
                 kind = message.WhichOneof("kind")
                 if kind == "update":
                     _handle(message.update, factory, bots, seats_of, summary, outgoing.put)

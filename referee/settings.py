@@ -53,7 +53,29 @@ class Settings:
     hello_ms: int = _setting(10_000, "time a new bot stream has to send its Hello before it is closed")
     max_hello_bytes: int = _setting(4096, "largest Hello the referee accepts")
     max_hello_streams: int = _setting(
-        64, "bot streams that may wait for their Hello at once; more get RESOURCE_EXHAUSTED"
+        64,
+        "bot streams without a token in their metadata that may wait for their Hello at once, per"
+        " transport (the Unix socket, TCP); a new one closes the one that waited longest",
+    )
+    max_hello_streams_per_peer: int = _setting(
+        8,
+        "bot streams without a token in their metadata that one TCP address (IPv6: its /64) may keep"
+        " waiting for their Hello at once; a new one closes that address's oldest",
+    )
+    peer_streams_per_s: int = _setting(
+        10,
+        "new bot streams without a token in their metadata one TCP address may open a second (twice"
+        " that at once); more get RESOURCE_EXHAUSTED (0: no limit)",
+    )
+    max_hello_streams_per_token: int = _setting(
+        4,
+        "bot streams naming one token in their metadata that may wait for their Hello at once; more"
+        " get RESOURCE_EXHAUSTED and a protocol fault of that token's seats",
+    )
+    token_streams_per_s: int = _setting(
+        5,
+        "new bot streams naming one token in their metadata a second (twice that at once); more get"
+        " RESOURCE_EXHAUSTED and a protocol fault of that token's seats (0: no limit)",
     )
     max_streams: int = _setting(1024, "bot streams the referee serves at once; more get RESOURCE_EXHAUSTED")
     keep_results: int = _setting(10_000, "finished matches the referee keeps for GetResult and WatchMatch")
@@ -159,6 +181,9 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         raise SettingsError("SIXNIMMT_RECONCILE_S must be at least 1")
     if settings.blocks_at_once < 1:
         raise SettingsError("SIXNIMMT_BLOCKS_AT_ONCE must be at least 1")
+    for name in ("max_hello_streams_per_peer", "max_hello_streams_per_token"):
+        if getattr(settings, name) < 1:
+            raise SettingsError(f"SIXNIMMT_{name.upper()} must be at least 1")
     if settings.bot_events not in ("auto", "all", "none"):
         raise SettingsError(f"SIXNIMMT_BOT_EVENTS must be auto, all or none, got {settings.bot_events!r}")
     return settings

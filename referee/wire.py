@@ -32,6 +32,9 @@ from referee.rules.spec import GameSpec, installed_games, named_game
 from sixnimmt.v1 import game_pb2, referee_pb2
 
 PROTOCOL_VERSION = 1
+TOKEN_METADATA = "sixnimmt-token"
+"""The ``Play`` call's metadata key that names the bot's token (or API key) before any message:
+the referee then admits the stream within that token's own limits (docs/protocol.md, "Admission")."""
 
 PLUGIN = "plugin"
 """The field of ``DecisionRequest`` and ``MatchEvent`` beside their ``view`` and ``payload`` oneofs

@@ -209,13 +209,22 @@ class RemoteHub:
 
     # -- the bot's side (Hello with a key) ----------------------------------------------------
 
-    def admit(self, key: str) -> StandingLink:
-        """The standing connection a Hello with this key attaches to (a new one, or one to resume)."""
+    def known(self, key: str) -> RemoteKey:
+        """The key as the referee knows it; :class:`UnknownKeyError` (or not loaded) if none."""
         if self.keys is None:
             raise KeysNotLoadedError("the referee has not been given its API keys yet: try again shortly")
         found = self.keys.get(key_hash(key))
         if found is None:
             raise UnknownKeyError("unknown or revoked API key")
+        return found
+
+    def standings(self, key_id: str) -> list[StandingLink]:
+        """The standing connections of a key (open, broken with games left)."""
+        return [r.standing for remotes in self.remotes.values() for r in remotes if r.key_id == key_id]
+
+    def admit(self, key: str) -> StandingLink:
+        """The standing connection a Hello with this key attaches to (a new one, or one to resume)."""
+        found = self.known(key)
         self._prune()
         remotes = self.remotes.setdefault(found.account, [])
         open_now = sum(1 for r in remotes if r.key_id == found.key_id and r.connected)

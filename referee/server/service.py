@@ -18,6 +18,7 @@ from referee.driver import EntrantLink, FaultPolicy, StandingLink, TimeControl
 from referee.faults import FaultKind, bounded
 from referee.rules.errors import RulesError
 from referee.server import metrics
+from referee.server.admission import Admission, Flooded, Limits, Refused, Ticket
 from referee.server.connection import Connection
 from referee.server.remote import (
     KeyLimitError,
@@ -100,8 +101,8 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         self._admin = f"Bearer {admin_token}"
         self.streams = 0
         """Bot streams being served (``Play`` calls)."""
-        self.waiting_hello = 0
-        """Bot streams that have not sent their Hello yet."""
+        self.admission = Admission(Limits.of(settings))
+        """Who may wait for their Hello, how many and how often (:mod:`referee.server.admission`)."""
         self.remote = RemoteHub(state)
         """Remote bots: API keys and the standing connections they opened (docs/remote.md)."""
 
@@ -264,35 +265,89 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, f"the referee serves {s.max_streams} streams"
             )
-        if self.waiting_hello >= s.max_hello_streams:
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"{s.max_hello_streams} streams are waiting for their Hello",
-            )
+        named = _metadata_token(context)
+        ticket = await self._admit(named, context)
         self.streams += 1
-        self.waiting_hello += 1
-        greeted = False
         try:
-            try:
-                first = await asyncio.wait_for(anext(request_iterator), s.hello_ms / 1000)
-            except (TimeoutError, StopAsyncIteration):
-                await context.abort(
-                    grpc.StatusCode.DEADLINE_EXCEEDED, f"send Hello first, within {s.hello_ms} ms"
-                )
-            self.waiting_hello -= 1
-            greeted = True
+            first = await self._first_message(request_iterator, ticket, context)
             if first.ByteSize() > s.max_hello_bytes:
                 await context.abort(
                     grpc.StatusCode.RESOURCE_EXHAUSTED, f"a Hello holds at most {s.max_hello_bytes} bytes"
                 )
             if first.WhichOneof("kind") != "hello":
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
+            if named and not hmac.compare_digest(first.hello.token.encode(), named.encode()):
+                await context.abort(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    f"the Hello's token is not the one the call's {wire.TOKEN_METADATA} metadata names",
+                )
             async for message in self._play(first.hello, request_iterator, context):
                 yield message
         finally:
             self.streams -= 1
-            if not greeted:
-                self.waiting_hello -= 1
+            ticket.leave()
+
+    async def _admit(self, named: str, context: grpc.aio.ServicerContext) -> Ticket:
+        """The stream's place among those waiting for their Hello, or the call ends here.
+
+        A token named in the metadata is checked now: unknown, the stream is refused and holds
+        nothing; over its own limits, refused and charged to its own seats. Without one the stream
+        waits in its transport's pool (docs/protocol.md, "Admission").
+        """
+        if not named:
+            try:
+                return self.admission.anonymous(context.peer())
+            except Refused as exc:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        links: list[EntrantLink | StandingLink]
+        try:
+            if is_key(named):
+                key = self.remote.known(named)
+                credential, links = f"key:{key.key_id}", list(self.remote.standings(key.key_id))
+            else:
+                link = self.state.link(named)
+                credential, links = f"token:{named}", [link]
+        except UnknownTokenError as exc:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
+        except RemoteError as exc:
+            await context.abort(status_of(exc), str(exc))
+        try:
+            return self.admission.named(credential)
+        except Flooded as exc:
+            if exc.charge:
+                charge_flood(links, exc.reason)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, exc.reason)
+        raise AssertionError("unreachable: abort raises")
+
+    async def _first_message(
+        self,
+        request_iterator: AsyncIterator[referee_pb2.BotMessage],
+        ticket: Ticket,
+        context: grpc.aio.ServicerContext,
+    ) -> referee_pb2.BotMessage:
+        """The stream's first message, within the Hello's time, unless a full pool closes it first."""
+        s = self.settings
+        reading = asyncio.ensure_future(anext(request_iterator))
+        try:
+            waits: tuple[asyncio.Future[Any], ...] = (
+                (reading,) if ticket.evicted is None else (reading, ticket.evicted)
+            )
+            await asyncio.wait(waits, timeout=s.hello_ms / 1000, return_when=asyncio.FIRST_COMPLETED)
+            ticket.leave()
+            if reading.done():
+                try:
+                    return reading.result()  # a broken stream's error ends the call, as it would unread
+                except StopAsyncIteration:
+                    pass  # the stream ended before any message
+            elif ticket.evicted is not None and ticket.evicted.done():
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, ticket.evicted.result())
+            await context.abort(
+                grpc.StatusCode.DEADLINE_EXCEEDED, f"send Hello first, within {s.hello_ms} ms"
+            )
+        finally:
+            if not reading.done():
+                reading.cancel()
+        raise AssertionError("unreachable: abort raises")
 
     async def _play(
         self,
@@ -424,6 +479,23 @@ def _stream_failure(exc: BaseException) -> tuple[FaultKind, str]:
     if code is grpc.StatusCode.RESOURCE_EXHAUSTED:
         return FaultKind.PROTOCOL, "sent a message over the size limit"
     return FaultKind.CRASH, bounded(f"the stream failed: {exc}", 300)
+
+
+def _metadata_token(context: grpc.aio.ServicerContext) -> str:
+    """The token (or API key) the call's metadata names, ``""`` if none."""
+    for key, value in context.invocation_metadata() or ():
+        if key == wire.TOKEN_METADATA:
+            return value if isinstance(value, str) else value.decode(errors="replace")
+    return ""
+
+
+def charge_flood(links: list[EntrantLink | StandingLink], reason: str) -> None:
+    """Charge a flooding token's live seats a protocol fault each (its own seats: nobody else's)."""
+    for link in links:
+        for entrant in link.joined if isinstance(link, StandingLink) else [link]:
+            for stats in list(entrant.seats.values()):
+                if not stats.finished:
+                    stats.fault(FaultKind.PROTOCOL, reason)
 
 
 def match_requests(request: referee_pb2.CreateMatchesRequest) -> list[MatchRequest]:

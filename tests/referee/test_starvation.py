@@ -86,6 +86,7 @@ class OpenStream:
         if first is not None:
             self.outgoing.put(first)
         self.status: grpc.StatusCode | None = None
+        self.details = ""
         self.received = 0
         self.ended = threading.Event()
         call = self.channel.stream_stream(PLAY, request_serializer=None, response_deserializer=None)
@@ -98,6 +99,7 @@ class OpenStream:
                 self.received += 1
             self.status = grpc.StatusCode.OK
         except grpc.RpcError as exc:
+            self.details = exc.details() or ""
             self.status = exc.code()
         self.ended.set()
 
@@ -179,24 +181,28 @@ def welcomed(address: str, first: bytes, timeout: float = 30) -> OpenStream:
         time.sleep(0.1)
 
 
-def test_streams_over_the_caps_get_resource_exhausted(tmp_path: Path) -> None:
+def test_a_full_pool_closes_its_oldest_stream_and_the_stream_cap_holds(tmp_path: Path) -> None:
     with referee_process(tmp_path, max_hello_streams="3", max_streams="4", hello_ms="60000") as (_, client):
         _, tokens = client.create_matches(
             "classic", {}, [MatchPlan(("a", "b", "a", "b"), 1)], connect_ms=60_000
         )
-        streams = [OpenStream(client.address) for _ in range(3)]
+        streams = [OpenStream(client.address) for _ in range(4)]
         try:
-            time.sleep(0.5)  # the referee holds three streams waiting for their Hello
-            assert [s.status for s in streams] == [None] * 3
-            # A fourth stream before Hello is one too many; after a Hello it would be let in.
-            assert send_first(client.address, hello(tokens["a"])) == grpc.StatusCode.RESOURCE_EXHAUSTED
-            streams.pop().close()
-            streams.append(welcomed(client.address, hello(tokens["a"])))  # it no longer waits for Hello
+            # Four streams without a Hello for three places: one of them is closed, whichever
+            # came first, and it is told why.
+            until(lambda: sum(s.status is not None for s in streams) == 1)
+            (closed,) = [s for s in streams if s.status is not None]
+            assert closed.status == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "closed to make room" in closed.details
+            # A newcomer that sends its Hello is let in, a waiting stream making room for it.
+            streams.append(welcomed(client.address, hello(tokens["a"])))
+            until(lambda: sum(s.status is not None for s in streams) == 2)
             assert send_first(client.address, hello("not-a-token")) == grpc.StatusCode.UNAUTHENTICATED
             streams.append(welcomed(client.address, hello(tokens["b"])))
             # Four streams now (two waiting for Hello, two playing): the cap on all streams.
+            assert [s.status for s in streams].count(None) == 4
             assert send_first(client.address, hello(tokens["b"])) == grpc.StatusCode.RESOURCE_EXHAUSTED
-            assert [s.status for s in streams] == [None] * 4
+            assert [s.status for s in streams].count(None) == 4
         finally:
             for stream in streams:
                 stream.close()
