@@ -17,6 +17,12 @@ docs/protocol.md itself. Its specs, accepted wherever a bot spec is run as a pro
 
 A program named by a path (``./mybot``, ``bin/bot``) is looked up in the bot's directory, any
 other on ``PATH``. Errors are :class:`CommandError`, one line each.
+
+A ``bot.toml`` is what gets submitted and run sandboxed, so its command must be one the sandbox
+runs without binding anything of the host (:func:`check_confined`): its program is an interpreter
+of :data:`INTERPRETERS` (``node``, ``python3``, ``java``, …) or a path inside the bot's directory,
+and no argument names a path outside it (``/…``, ``../…``). The sandbox checks it again before it
+starts a stored bot (``workers.sandbox``).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import os
 import shlex
 import shutil
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +40,17 @@ from bot_sdk.loader import BotLoadError
 BOT_TOML = "bot.toml"
 PREFIX = "cmd:"
 KEYS = frozenset({"command", "name"})
+INTERPRETERS = frozenset(
+    {
+        *("sh", "bash", "dash"),
+        *("node", "nodejs", "deno", "bun"),
+        *("python", "python3", "pypy3"),
+        *("java", "dotnet", "mono"),
+        *("ruby", "perl", "php", "lua", "luajit", "Rscript", "julia", "sbcl", "racket", "swipl", "guile"),
+    }
+)
+"""The programs a sandboxed command may name without a path: the worker's own copy runs them
+(``workers.sandbox`` finds it on the worker's ``PATH`` and binds only what it needs, read-only)."""
 
 
 class CommandError(BotLoadError):
@@ -141,7 +159,51 @@ def read_manifest(path: Path) -> tuple[tuple[str, ...], str | None]:
     name = data.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise CommandError(f"{path}: name must be a non-empty string")
+    check_confined(argv, str(path.parent), str(path))
     return argv, name
+
+
+def check_confined(argv: Sequence[str], directory: str, where: str) -> None:
+    """Refuse, in one line (:class:`CommandError`), a command the sandbox would have to bind host paths for.
+
+    Its program is an interpreter of :data:`INTERPRETERS` or a path relative to ``directory`` that
+    stays inside it, links resolved; no argument is an absolute path or climbs out of it with
+    ``..``. Arguments are never resolved against the host: they reach the program as written, in
+    ``directory``, and a path outside it simply does not exist in the sandbox; refusing them says
+    so at submission instead of failing in a league.
+    """
+    program = argv[0]
+    if "/" not in program:
+        if program not in INTERPRETERS:
+            raise CommandError(
+                f"{where}: {program!r} is not an interpreter the sandbox provides"
+                f" ({', '.join(sorted(INTERPRETERS, key=str.lower))}); a program of the bot's own"
+                f" is named by its path in the bot's directory (./{program})"
+            )
+    elif program.startswith("/"):
+        raise CommandError(
+            f"{where}: the program {program!r} is an absolute path; the sandbox binds nothing of the"
+            " host: name an interpreter or a program in the bot's directory, relative to it"
+        )
+    elif _climbs(program):
+        raise CommandError(f"{where}: the program {program!r} climbs out of the bot's directory")
+    else:
+        home = os.path.realpath(directory)
+        real = os.path.realpath(os.path.join(home, program))
+        if not real.startswith(home.rstrip("/") + "/"):
+            raise CommandError(f"{where}: the program {program!r} resolves outside the bot's directory")
+    for arg in argv[1:]:
+        if arg.startswith("/") or _climbs(arg):
+            raise CommandError(
+                f"{where}: the argument {arg!r} names a path outside the bot's directory; the sandbox"
+                " binds nothing from the command line: name the bot's own files relative to its directory"
+            )
+
+
+def _climbs(path: str) -> bool:
+    """Whether a relative path leads out of its directory once normalised (``../x``, ``a/../../x``)."""
+    normal = os.path.normpath(path)
+    return normal == ".." or normal.startswith("../")
 
 
 def preload(spec: str) -> CommandBot | None:
@@ -153,9 +215,11 @@ def preload(spec: str) -> CommandBot | None:
 
 
 def _label(argv: tuple[str, ...]) -> str:
-    """A short name for a command: its script's stem (``node mybot.js`` → ``mybot``), else its program's."""
+    """A short name for a command: its script's stem (``node mybot.js`` → ``mybot``), else its program's.
+
+    Read from the words alone: no argument is looked up on the host."""
     for arg in argv[1:]:
-        if not arg.startswith("-") and os.path.isfile(arg):
+        if not arg.startswith("-") and " " not in arg and Path(arg).suffix:
             return Path(arg).stem
     return Path(argv[0]).name
 

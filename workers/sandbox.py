@@ -7,25 +7,33 @@ the bot's own directory, read-only; a private working directory (HOME, TMPDIR; a
 Unix socket at ``/referee.sock``; small private tmpfs mounts on ``/tmp`` and ``/dev/shm``; a new
 ``/proc`` and a minimal ``/dev``. No other host path exists inside. It runs in new network, PID,
 IPC, UTS and cgroup namespaces, in a new session, as a dedicated unprivileged uid/gid per bot
-(root only), with no capabilities, ``no_new_privs`` and rlimits on CPU time, address space, file
-size and process count. ``docs/sandbox.md`` says what each protection stops and what it costs.
+(root only), with no capabilities, ``no_new_privs``, rlimits on CPU time, address space, file
+size and process count, a seccomp filter (:mod:`workers.seccomp`) and, where the machine lets it,
+a memory cgroup of its own (:mod:`workers.cgroups`). A command bot's command line binds nothing:
+its program is an allow-listed interpreter or a file in its own directory
+(:func:`bot_sdk.command.check_confined`, checked again here since the store is untrusted).
+``docs/sandbox.md`` says what each protection stops and what it costs.
 
-The glue, in order: ``prlimit`` sets the rlimits, ``bwrap`` builds the namespaces and the root,
+The glue, in order: a shell joins the bot's memory cgroup, ``prlimit`` sets the rlimits, ``bwrap``
+builds the namespaces and the root and loads the seccomp filter,
 a shell as PID 1 of the namespace starts the bot and ends the namespace when the bot ends, and,
 as root, ``setpriv`` drops to the bot's uid, clears every capability set and sets
 ``no_new_privs`` before it ``exec``s the bot. As root, bwrap must not
 create a user namespace: the bot's uid has to be a real host uid, so that its process count and
 its files are its own. As another user, bwrap makes a user namespace mapping only that user.
 
-Without ``bwrap`` (Debian: ``apt-get install bubblewrap``) :class:`Sandbox` refuses to start
-(:class:`SandboxError`); it never runs a bot unconfined. Tests of the rest of the league run bots
+Without ``bwrap`` (Debian: ``apt-get install bubblewrap``) or without libseccomp and its binding
+``pyseccomp``, :class:`Sandbox` refuses to start (:class:`SandboxError`); it never runs a bot
+unconfined. Tests of the rest of the league run bots
 without any launcher instead (``play_block(..., sandbox=False)``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -40,6 +48,9 @@ from dataclasses import asdict, dataclass, field
 from importlib import util as import_util
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+
+from bot_sdk.command import CommandError, check_confined
+from workers import cgroups, seccomp
 
 if TYPE_CHECKING:
     from referee.settings import Settings
@@ -88,7 +99,9 @@ class Limits:
     cpu_s: int = 600
     """CPU seconds (user + system); the process is killed (SIGKILL) when it reaches them."""
     memory_mb: int = 1024
-    """Address space (RLIMIT_AS): allocations beyond it fail (``MemoryError`` in Python)."""
+    """Address space (RLIMIT_AS): allocations beyond it fail (``MemoryError`` in Python); and, where
+    a memory cgroup is available, the memory charged to the bot (resident, tmpfs, shared, page
+    cache; no swap): over it the kernel kills a process of the bot."""
     file_mb: int = 16
     """Largest file the process may write (RLIMIT_FSIZE): writing past it fails with EFBIG."""
     processes: int = 64
@@ -146,6 +159,10 @@ class Enforcement:
     """A root of its own: only the allow-listed paths exist, and private /tmp and /dev/shm."""
     no_new_privs: bool
     """No capabilities, ``no_new_privs``: set-uid programs and file capabilities grant nothing."""
+    seccomp: bool = True
+    """The seccomp filter of :mod:`workers.seccomp` (always: the sandbox does not start without it)."""
+    memory_cgroup: bool = False
+    """A memory cgroup per bot (:mod:`workers.cgroups`): memfd, tmpfs and shared memory count too."""
     notes: tuple[str, ...] = ()
     """What does not hold, and why."""
 
@@ -193,6 +210,7 @@ class Sandbox:
         self.stdout = stdout
         self.stderr = stderr
         self.tools = _tools(bwrap)
+        _seccomp_filter()  # no filter here, no sandbox: fail now, not with the first bot
         self._running: weakref.WeakSet[SandboxedProcess] = weakref.WeakSet()
 
     # -- what holds ---------------------------------------------------------------------------
@@ -202,6 +220,11 @@ class Sandbox:
         root = os.geteuid() == 0
         self._probe()
         notes = [] if root else ["not root: every bot runs as the calling user (in a user namespace)"]
+        memory, why = cgroups.memory_cgroups()
+        if memory is None:
+            notes.append(f"{why}: only RLIMIT_AS bounds memory (memfd and tmpfs pages escape it)")
+        elif not self.limits.memory_mb:
+            notes.append("memory_mb is 0: no memory limit")
         return Enforcement(
             as_root=root,
             limits=True,
@@ -212,6 +235,8 @@ class Sandbox:
             pid_namespace=True,
             private_mounts=True,
             no_new_privs=True,
+            seccomp=True,
+            memory_cgroup=memory is not None and self.limits.memory_mb > 0,
             notes=tuple(notes),
         )
 
@@ -249,8 +274,10 @@ class Sandbox:
 
         ``stderr`` overrides the sandbox's own (e.g. ``subprocess.PIPE`` to read the bot's errors).
         ``cwd``: a command bot's directory (``bot_sdk.command``), where it starts; it is bound
-        read-only (``root/NAME`` when under a root of ``bots_in``), as is the directory of every
-        file its arguments name. Without it the bot starts in its private directory.
+        read-only (``root/NAME`` when under a root of ``bots_in``), with its interpreter's install
+        tree when that lies outside ``/usr``, and nothing its arguments name
+        (:class:`~bot_sdk.command.CommandError` for a command that would need it). Without it the
+        bot starts in its private directory.
         The first call in a process checks that a sandboxed Python starts here at all, so that a
         machine that cannot sandbox fails with :class:`SandboxError` instead of with every bot.
         """
@@ -274,19 +301,22 @@ class Sandbox:
         stderr: int | IO[Any] | None,
         cwd: str | None = None,
     ) -> SandboxedProcess:
+        # What the bot runs and which of its directories it gets, checked before anything is made.
+        if cwd is None:
+            argv, bot_dirs = _bot_files(argv, self.bots_in)
+        else:
+            argv, bot_dirs = _command(argv, cwd, self.bots_in)
         root = os.geteuid() == 0
         lease = _UidLease.acquire(self.uids) if root else None
         uid = lease.uid if lease else os.getuid()
         directory: Path | None = None
+        cgroup: cgroups.BotCgroup | None = None
+        filter_fd = -1
         try:
             # On the host only the mount point of the bot's home (a tmpfs), owned by the bot.
             directory = Path(tempfile.mkdtemp(prefix="sixnimmt-bot-", dir=self.workdir))
             if root:
                 os.chown(directory, uid, uid)
-            if cwd is None:
-                argv, bot_dirs = _bot_files(argv, self.bots_in)
-            else:
-                bot_dirs = _command_dirs(argv, cwd, self.bots_in)
             environment = _environment(env, directory)
             binds = [(p, p, "ro") for p in _needed_paths()]
             binds += [(p, p, "ro") for p in [*bot_dirs, *self.expose]]
@@ -296,9 +326,14 @@ class Sandbox:
             if referee:
                 binds.append((_referee_socket(referee, root), REFEREE_SOCKET, "rw"))
                 environment["SIXNIMMT_REFEREE"] = f"unix:{REFEREE_SOCKET}"
+            memory, _ = cgroups.memory_cgroups()
+            if memory is not None and limits.memory_mb:
+                cgroup = memory.create(limits.memory_mb * MIB)
+            filter_fd = seccomp.filter_fd()
             command = [
+                *((*cgroups.JOIN, cgroup.procs) if cgroup else ()),
                 *_prlimit(self.tools["prlimit"], limits, root),
-                *_bwrap(self.tools["bwrap"], root, binds, Path(cwd) if cwd else directory, limits),
+                *_bwrap(self.tools["bwrap"], root, binds, Path(cwd) if cwd else directory, limits, filter_fd),
                 *INIT,
                 *(_setpriv(self.tools["setpriv"], uid) if root else [self.tools["setpriv"], "--nnp", "--"]),
                 *argv,
@@ -312,14 +347,20 @@ class Sandbox:
                 stderr=stderr,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=(filter_fd,),
             )
         except BaseException:
             if directory is not None:
                 _remove_tree(directory)
+            if cgroup is not None:
+                cgroup.remove()
             if lease:
                 lease.release()
             raise
-        process._attach(_Resources(directory, lease), limits)
+        finally:
+            if filter_fd >= 0:
+                os.close(filter_fd)
+        process._attach(_Resources(directory, lease, cgroup), limits)
         self._running.add(process)
         return process
 
@@ -380,8 +421,10 @@ class SandboxedProcess(subprocess.Popen[bytes]):
 
         ``None`` while it runs. For example ``exited with status 1``, ``killed by SIGKILL: CPU
         time limit 600 s (RLIMIT_CPU) reached``, ``killed by SIGKILL: stopped by its launcher``.
-        Memory (``MemoryError``) and process (``EAGAIN``) limits fail calls instead of killing:
-        the bot's stderr tells those.
+        ``killed by SIGKILL: memory limit 1024 MB (cgroup) reached`` when the kernel's OOM killer
+        took it for its memory cgroup. The address-space (``MemoryError``) and process (``EAGAIN``)
+        limits fail calls instead of killing: the bot's stderr tells those; a system call of
+        another architecture kills with SIGSYS (the seccomp filter).
         """
         code = self.returncode
         if code is None:
@@ -404,6 +447,10 @@ class SandboxedProcess(subprocess.Popen[bytes]):
             return f"killed by {name}: CPU time limit {limits.cpu_s} s (RLIMIT_CPU) reached"
         if number == signal.SIGXFSZ and limits.file_mb:
             return f"killed by SIGXFSZ: file size limit {limits.file_mb} MB (RLIMIT_FSIZE) reached"
+        if number == signal.SIGKILL and self._resources is not None and self._resources.oom_kills:
+            return f"killed by SIGKILL: memory limit {limits.memory_mb} MB (cgroup) reached"
+        if number == signal.SIGSYS:
+            return "killed by SIGSYS: a system call the seccomp filter kills for (another architecture's)"
         return f"killed by signal {number} ({name})"
 
     def _attach(self, resources: _Resources, limits: Limits) -> None:
@@ -475,11 +522,14 @@ class SandboxedProcess(subprocess.Popen[bytes]):
 
 @dataclass(slots=True)
 class _Resources:
-    """What one bot holds: its directory and its uid; released once, after it has exited."""
+    """What one bot holds: its directory, its uid, its memory cgroup; released once, after it has exited."""
 
     directory: Path | None
     lease: _UidLease | None
+    cgroup: cgroups.BotCgroup | None = None
     released: bool = field(default=False)
+    oom_kills: int = 0
+    """Processes of the bot the OOM killer took for its cgroup's limit (read at release)."""
 
     def release(self) -> None:
         if self.released:
@@ -487,6 +537,9 @@ class _Resources:
         self.released = True
         if self.directory is not None:
             _remove_tree(self.directory)
+        if self.cgroup is not None:
+            self.oom_kills = self.cgroup.oom_kills()
+            self.cgroup.remove()
         if self.lease is not None:
             self.lease.release()
 
@@ -551,9 +604,15 @@ def _prlimit(prlimit: str, limits: Limits, root: bool) -> list[str]:
 
 
 def _bwrap(
-    bwrap: str, root: bool, binds: list[tuple[str, str, str]], directory: Path, limits: Limits
+    bwrap: str,
+    root: bool,
+    binds: list[tuple[str, str, str]],
+    directory: Path,
+    limits: Limits,
+    filter_fd: int,
 ) -> list[str]:
-    """bwrap's options: namespaces, the allow-listed root, ``directory`` as the working directory.
+    """bwrap's options: namespaces, the allow-listed root, ``directory`` as the working directory,
+    the seccomp filter read from ``filter_fd``.
 
     ``binds`` are ``(source, target, mode)``: mode ``ro`` or ``rw`` binds, ``home`` a tmpfs.
     """
@@ -597,7 +656,7 @@ def _bwrap(
             args += ["--ro-bind" if mode == "ro" else "--bind", source, target]
         made.add(target)
         bound.append(target)
-    args += ["--chdir", str(directory), "--"]
+    args += ["--seccomp", str(filter_fd), "--chdir", str(directory), "--"]
     return args
 
 
@@ -622,7 +681,8 @@ def _bot_files(argv: list[str], bots_in: Sequence[str]) -> tuple[list[str], list
     """``argv`` with its bot file specs (``x.py``, ``x.py:Class``) absolute, and the bot directories.
 
     The bot starts in its private directory, so a relative spec would not resolve. Its directory
-    is the one holding the file, or ``root/NAME`` when the file lies under a root of ``bots_in``.
+    is the one holding the file, or ``root/NAME`` when the file lies under a root of ``bots_in``;
+    with roots given, a file outside them is refused (a stored entry point is untrusted).
     """
     result, directories = [argv[0]], []
     for arg in argv[1:]:
@@ -630,37 +690,80 @@ def _bot_files(argv: list[str], bots_in: Sequence[str]) -> tuple[list[str], list
         path = stem + ".py" if sep else arg
         if path.endswith(".py") and os.path.isfile(path):
             absolute = os.path.realpath(path)
-            directory = os.path.dirname(absolute)
-            for root in bots_in:
-                if _under(absolute, root) and absolute != root:
-                    directory = os.path.join(root, os.path.relpath(absolute, root).split(os.sep)[0])
-                    break
+            directory = _bot_directory(absolute, bots_in) if bots_in else os.path.dirname(absolute)
             directories.append(directory)
             arg = absolute + (f":{name}" if sep else "")
         result.append(arg)
     return result, directories
 
 
-def _command_dirs(argv: list[str], cwd: str, bots_in: Sequence[str]) -> list[str]:
-    """A command bot's directories to bind: where it runs, and the directory of each file it names.
+def _command(argv: list[str], cwd: str, bots_in: Sequence[str]) -> tuple[list[str], list[str]]:
+    """A command bot's argv as it runs, and the directories to bind: its own and its interpreter's.
 
-    Paths are taken relative to ``cwd``, as the program will see them; what lies under ``/usr``
-    (the program ``node``, say) is there already.
+    Nothing of the command line is bound or resolved on the host: its program is an interpreter
+    of :data:`bot_sdk.command.INTERPRETERS` (run by the real path of the worker's copy) or a
+    path inside ``cwd``; the arguments are passed as they are (:func:`check_confined`, again:
+    a stored ``bot.toml`` is untrusted). :class:`CommandError` for anything else.
     """
-    found = [cwd]
-    for arg in argv:
-        path = os.path.join(cwd, arg)
-        if not arg.startswith("-") and os.path.isfile(path):
-            found.append(os.path.dirname(os.path.realpath(path)))
-    directories = []
-    for directory in found:
-        for root in bots_in:
-            if _under(directory, root) and directory != root:
-                directory = os.path.join(root, os.path.relpath(directory, root).split(os.sep)[0])
-                break
-        if not _under(directory, "/usr") and directory not in directories:
-            directories.append(directory)
-    return directories
+    check_confined(argv, cwd, f"the command {shlex.join(argv)!r}")
+    directory = _bot_directory(cwd, bots_in) if bots_in else cwd
+    if "/" in argv[0]:
+        return argv, [directory]
+    program, tree = _interpreter(argv[0], f"{os.environ.get('PATH', '')}{os.pathsep}{SAFE_PATH}")
+    return [program, *argv[1:]], [directory, *tree]
+
+
+def _bot_directory(path: str, bots_in: Sequence[str]) -> str:
+    """``root/NAME`` for a path under ``root/NAME`` of a root of ``bots_in``; else refused."""
+    for root in bots_in:
+        if _under(path, root) and path != root:
+            return os.path.join(root, os.path.relpath(path, root).split(os.sep)[0])
+    raise CommandError(f"{path} is outside the directories the sandbox runs bots from")
+
+
+@functools.lru_cache(maxsize=64)
+def _interpreter(name: str, search: str) -> tuple[str, tuple[str, ...]]:
+    """The real path of interpreter ``name`` on this worker, and the install tree to bind with it.
+
+    ``python`` and ``python3`` are the worker's own Python (bound already, its SDK importable).
+    Others: the first executable file on ``search`` that is a program (ELF), not a wrapper script
+    such as a pyenv shim, which would need more of the host than its file. Outside ``/usr`` its
+    install tree is bound (``PREFIX`` of ``PREFIX/bin/NAME``), never ``/`` or a home directory.
+    """
+    if name in ("python", "python3"):
+        return sys.executable, ()
+    for folder in search.split(os.pathsep):
+        candidate = os.path.join(folder, name)
+        if not folder or not os.path.isfile(candidate) or not os.access(candidate, os.X_OK):
+            continue
+        real = os.path.realpath(candidate)
+        if not _is_program(real):
+            continue
+        if _under(real, "/usr"):
+            return real, ()
+        home = os.path.dirname(real)
+        tree = os.path.dirname(home) if os.path.basename(home) == "bin" else home
+        if tree.count("/") < 2 or tree in _home_directories():
+            raise SandboxError(
+                f"the interpreter {name} ({real}) would need all of {tree} bound: install it"
+                " under /usr or in a directory of its own"
+            )
+        return real, (tree,)
+    raise CommandError(f"no interpreter {name!r} on this worker")
+
+
+def _is_program(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def _home_directories() -> set[str]:
+    import pwd
+
+    return {entry.pw_dir.rstrip("/") for entry in pwd.getpwall()} | {os.path.expanduser("~")}
 
 
 def _environment(env: Mapping[str, str], directory: Path) -> dict[str, str]:
@@ -677,6 +780,7 @@ def _environment(env: Mapping[str, str], directory: Path) -> dict[str, str]:
     return environment
 
 
+@functools.cache
 def _project_installed() -> bool:
     """Whether this interpreter imports the project without help (an editable or real install)."""
     from importlib import metadata
@@ -688,6 +792,7 @@ def _project_installed() -> bool:
     return True
 
 
+@functools.cache
 def _needed_paths() -> list[str]:
     """What the bot's Python reads: the interpreter, its prefixes and the project's packages."""
     paths = {
@@ -748,19 +853,22 @@ def _remove_tree(directory: Path) -> None:
 
 
 def _processes_of(uid: int) -> list[int]:
-    """Live (non-zombie) processes whose real, effective or saved uid is ``uid``."""
+    """Live (non-zombie) processes of ``uid``.
+
+    ``/proc/PID`` belongs to a process's effective uid; a sandboxed bot cannot change its uids
+    (setpriv set all three, and it holds no capability), so a stat of each is enough."""
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
-            with open(f"/proc/{name}/status") as status:
-                fields = dict(line.split(":", 1) for line in status if ":" in line)
-        except OSError:
+            if os.stat(f"/proc/{name}").st_uid != uid:
+                continue
+            with open(f"/proc/{name}/stat", "rb") as f:
+                state = f.read().rpartition(b")")[2].split()[0]
+        except (OSError, IndexError):
             continue
-        if fields.get("State", "").strip().startswith("Z"):
-            continue
-        if str(uid) in fields.get("Uid", "").split()[:3]:
+        if state != b"Z":
             found.append(int(name))
     return found
 
@@ -785,3 +893,11 @@ def _tasks_of(uid: int) -> int:
             except OSError:
                 continue
     return total
+
+
+def _seccomp_filter() -> bytes:
+    """The seccomp filter's program; :class:`SandboxError` where it cannot be built."""
+    try:
+        return seccomp.filter_bpf()
+    except seccomp.SeccompUnavailable as exc:
+        raise SandboxError(f"{exc}; the sandbox never runs a bot without its seccomp filter") from None
