@@ -328,6 +328,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         """The stream's first message, within the Hello's time, unless a full pool closes it first."""
         s = self.settings
         reading = asyncio.ensure_future(anext(request_iterator))
+        reading.add_done_callback(_retrieved)  # it may end (the stream closed) after the call did
         try:
             waits: tuple[asyncio.Future[Any], ...] = (
                 (reading,) if ticket.evicted is None else (reading, ticket.evicted)
@@ -479,6 +480,12 @@ def _stream_failure(exc: BaseException) -> tuple[FaultKind, str]:
     if code is grpc.StatusCode.RESOURCE_EXHAUSTED:
         return FaultKind.PROTOCOL, "sent a message over the size limit"
     return FaultKind.CRASH, bounded(f"the stream failed: {exc}", 300)
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """Take a finished task's exception, so that an abandoned read is not logged as unretrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _metadata_token(context: grpc.aio.ServicerContext) -> str:
