@@ -723,12 +723,14 @@ def _bot_directory(path: str, bots_in: Sequence[str]) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _interpreter(name: str, search: str) -> tuple[str, tuple[str, ...]]:
-    """The real path of interpreter ``name`` on this worker, and the install tree to bind with it.
+    """The real path of interpreter ``name`` on this worker, and what to bind with it.
 
     ``python`` and ``python3`` are the worker's own Python (bound already, its SDK importable).
     Others: the first executable file on ``search`` that is a program (ELF), not a wrapper script
-    such as a pyenv shim, which would need more of the host than its file. Outside ``/usr`` its
-    install tree is bound (``PREFIX`` of ``PREFIX/bin/NAME``), never ``/`` or a home directory.
+    such as a pyenv shim, which would need more of the host than its file. Its install tree
+    (``PREFIX`` of ``PREFIX/bin/NAME``) is bound when it lies outside ``/usr``, never ``/`` or a
+    home directory; a tree of its own (a JDK, even under ``/usr``) also gets the directories its
+    links lead to outside it (Debian's JDK reads ``/etc/java-17-openjdk``), read-only.
     """
     if name in ("python", "python3"):
         return sys.executable, ()
@@ -739,17 +741,40 @@ def _interpreter(name: str, search: str) -> tuple[str, tuple[str, ...]]:
         real = os.path.realpath(candidate)
         if not _is_program(real):
             continue
-        if _under(real, "/usr"):
-            return real, ()
         home = os.path.dirname(real)
         tree = os.path.dirname(home) if os.path.basename(home) == "bin" else home
-        if tree.count("/") < 2 or tree in _home_directories():
+        if tree in ("/usr", "/usr/local", "/"):
+            return real, ()
+        if not _under(tree, "/usr") and (tree.count("/") < 2 or tree in _home_directories()):
             raise SandboxError(
                 f"the interpreter {name} ({real}) would need all of {tree} bound: install it"
                 " under /usr or in a directory of its own"
             )
-        return real, (tree,)
+        binds = [] if _under(tree, "/usr") else [tree]
+        return real, (*binds, *_linked_from(tree))
     raise CommandError(f"no interpreter {name!r} on this worker")
+
+
+def _linked_from(tree: str) -> list[str]:
+    """The directories outside ``tree`` and ``/usr`` that links inside it lead to (not homes, not top-level)."""
+    found: set[str] = set()
+    homes = _home_directories()
+    for folder, dirs, files in os.walk(tree):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                continue
+            target = os.path.realpath(path)
+            directory = target if os.path.isdir(target) else os.path.dirname(target)
+            if (
+                os.path.exists(target)
+                and not _under(directory, tree)
+                and not _under(directory, "/usr")
+                and directory.count("/") >= 2
+                and not any(_under(directory, home) for home in homes)
+            ):
+                found.add(directory)
+    return sorted(p for p in found if not any(q != p and _under(p, q) for q in found))
 
 
 def _is_program(path: str) -> bool:
@@ -763,7 +788,8 @@ def _is_program(path: str) -> bool:
 def _home_directories() -> set[str]:
     import pwd
 
-    return {entry.pw_dir.rstrip("/") for entry in pwd.getpwall()} | {os.path.expanduser("~")}
+    homes = {entry.pw_dir.rstrip("/") for entry in pwd.getpwall()} | {os.path.expanduser("~").rstrip("/")}
+    return {home for home in homes if home}  # "/" (a daemon's home) is no home to exclude
 
 
 def _environment(env: Mapping[str, str], directory: Path) -> dict[str, str]:
