@@ -129,7 +129,7 @@ def _guard(command: Command) -> Command:
         try:
             return int(command(args) or 0)
         except RemoteError as exc:
-            print(f"sixnimmt: error: {exc}", file=sys.stderr)
+            print(f"sixnimmt: error: {tables.printable(exc, lines=True)}", file=sys.stderr)
             return 2
 
     return run
@@ -192,7 +192,11 @@ def cmd_play(args: argparse.Namespace, config: dict[str, Any]) -> int:
         for number, match in enumerate(run.matches):
             (args.transcripts / f"game-{number:04d}.json").write_text(json.dumps(match.transcript))
     if args.json:
-        print(json.dumps({"variant": args.variant, "games": len(run.matches), "entrants": rows}))
+        print(
+            json.dumps(
+                tables.printable_json({"variant": args.variant, "games": len(run.matches), "entrants": rows})
+            )
+        )
         return 0
     game = make_variant(args.variant, config)
     games = len(run.matches)
@@ -224,12 +228,13 @@ def print_reasons(rows: list[dict[str, Any]]) -> None:
         exit = row.get("exit") or {}
         if not row["fault_reasons"] and exit.get("status") in (0, None) and not exit.get("signal"):
             continue
-        print(f"\n{row['name']}:")
+        print(f"\n{tables.printable(row['name'])}:")
         for fault in row["fault_reasons"]:
             print(f"  {fault['kind']} ×{fault['count']}:")
-            print(textwrap.indent(fault["reason"], "    "))
+            print(textwrap.indent(tables.printable(fault["reason"], lines=True), "    "))
         if exit and (exit.get("status") != 0 or exit.get("signal")):
-            tail = [line for line in (exit.get("stderr") or "").splitlines() if line.strip()][-10:]
+            stderr = tables.printable(exit.get("stderr") or "", lines=True)
+            tail = [line for line in stderr.splitlines() if line.strip()][-10:]
             print(f"  the process {exit['how']}" + ("; its stderr ends:" if tail else ""))
             for line in tail:
                 print(f"    {line}")
@@ -287,7 +292,7 @@ def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
             progress=bar.update,
         )
     if args.json:
-        print(json.dumps(report.to_json()))
+        print(json.dumps(tables.printable_json(report.to_json())))
     else:
         tables.print_table(
             ["result", "check"], [["PASS" if ok else "FAIL", name] for name, ok in report.checks]
@@ -296,7 +301,7 @@ def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
         problem = report.problem()
         if problem:
             print("what went wrong:")
-            print(textwrap.indent(problem, "  "))
+            print(textwrap.indent(tables.printable(problem, lines=True), "  "))
         print("ok" if report.ok else "the bot does not conform")
     return 0 if report.ok else 1
 

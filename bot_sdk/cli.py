@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's flush at exit
     except BrokenPipeError as exc:
         if not _stdout_closed():  # some other pipe (a bot's, say): a real error
-            print(f"sixnimmt: error: {exc}", file=sys.stderr)
+            print(f"sixnimmt: error: {tables.printable(exc, lines=True)}", file=sys.stderr)
             return 2
         # What is still buffered goes nowhere, so the interpreter's last flush cannot fail again.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -74,7 +74,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         raise  # main's to judge: the end of a pipe is not an error of the command
     except (RulesError, BotLoadError, BotError, settings_module.SettingsError, OSError) as exc:
-        print(f"sixnimmt: error: {exc}", file=sys.stderr)
+        print(f"sixnimmt: error: {tables.printable(exc, lines=True)}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:
         if _ours(exc.name):
@@ -343,10 +343,9 @@ def cmd_settings(args: argparse.Namespace) -> int:
     rows = []
     for row in settings_module.describe():
         value = getattr(current, row["variable"].removeprefix("SIXNIMMT_").lower())
-        secret = "TOKEN" in row["variable"] or "PASSWORD" in row["variable"]
-        rows.append({**row, "value": "***" if secret and value else value})
+        rows.append({**row, "value": masked(row["variable"], value), "default": masked("", row["default"])})
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(tables.printable_json(rows), indent=2))
         return 0
     tables.print_table(
         ["variable", "value", "default", "meaning"],
@@ -356,6 +355,26 @@ def cmd_settings(args: argparse.Namespace) -> int:
         ],
     )
     return 0
+
+
+SECRET_SETTING = re.compile(r"_(?:TOKEN|API_KEY)$|PASSWORD|SECRET")
+"""A setting whose whole value is a secret (``SIXNIMMT_ADMIN_TOKEN``, ``SIXNIMMT_API_KEY``; not
+``…_PER_TOKEN``, a count, nor ``…_TLS_KEY``, a file's path)."""
+_URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^:/?#@\s]*:)[^/?#\s]*(?=@)")
+_QUERY_PASSWORD = re.compile(
+    r"(?P<head>[?&;](?:password|passwd|pass|pwd|secret|token|api_key)=)[^&;#\s]*", re.I
+)
+
+
+def masked(variable: str, value: object) -> object:
+    """A setting's value as ``settings`` shows it: a secret as ``***``, and in any URL-shaped text the
+    password of its user information (``postgresql://user:***@host/db``) and of its query
+    (``?password=***``) masked."""
+    if not isinstance(value, str) or not value:
+        return value
+    if SECRET_SETTING.search(variable):
+        return "***"
+    return _QUERY_PASSWORD.sub(r"\g<head>***", _URL_PASSWORD.sub(r"\g<head>***", value))
 
 
 def _setting_text(value: object) -> str:
@@ -398,7 +417,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         for seat, (low, high) in enumerate(intervals)
     ]
     if args.json:
-        print(json.dumps({"variant": game.name, "games": args.games, "seats": seats, "digests": digests}))
+        shown = {"variant": game.name, "games": args.games, "seats": seats, "digests": digests}
+        print(json.dumps(tables.printable_json(shown)))
         return 0
     print(f"{args.games} game{'' if args.games == 1 else 's'} in this process: {tables.game_summary(game)}")
     tables.print_table(
@@ -521,7 +541,7 @@ def cmd_connect(args: argparse.Namespace) -> int:
             retries=args.retries,
         )
     except ConnectError as exc:
-        print(f"sixnimmt: error: {exc}", file=sys.stderr)
+        print(f"sixnimmt: error: {tables.printable(exc, lines=True)}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(summary.to_json()))

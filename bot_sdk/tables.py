@@ -5,12 +5,16 @@ A table is a list of :class:`Column` and rows of cells. Cells are plain text, ne
 table fits the terminal's width and long cells wrap; written anywhere else (a pipe, a file, a
 test) the console is as wide as the table, so no cell is cut or wrapped and every row is one
 line, and there are never colour codes.
+
+Text that comes from a bot or a stranger (bot names, fault reasons, a process's stderr) goes
+through :func:`printable` before it reaches a terminal: every cell of a table does.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -22,6 +26,45 @@ from rich.table import Table
 from rich.text import Text
 
 Align = Literal["left", "right", "center"]
+
+_ESCAPES = re.compile(
+    r"""
+      (?:\x1b\[|\x9b) [0-?]* [ -/]* [@-~]?                          # CSI: colours, cursor, erase
+    | (?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]) [^\x07\x1b\x9c\n]*    # OSC (links, titles), DCS, SOS,
+      (?:\x07|\x1b\\|\x9c)?                                        # PM, APC: up to BEL or ST
+    | \x1b [ -/]* [0-~]?                                             # any other escape
+    """,
+    re.VERBOSE,
+)
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""C0 but tab and newline, DEL, C1, and the bidirectional marks and overrides (which reorder
+what a reader sees)."""
+_BREAKS = re.compile("[\t\n]")
+
+
+def printable(text: object, *, lines: bool = False) -> str:
+    """``text`` made safe to show on a terminal: escape sequences and control characters removed.
+
+    Terminal escapes (colours, cursor moves, screen erases, OSC-8 links and window titles) go
+    whole, then every other control character; bidirectional overrides too. ``lines`` keeps
+    newlines and tabs (a stderr tail shown line by line); otherwise each becomes a space.
+    This is the one place that does it: a bot's name, fault reason or stderr is printed through
+    it by every command.
+    """
+    out = _CONTROLS.sub("", _ESCAPES.sub("", str(text)))
+    return out if lines else _BREAKS.sub(" ", out)
+
+
+def printable_json(value: Any) -> Any:
+    """``value`` (JSON-ready) with every string, keys too, passed through :func:`printable` (newlines
+    kept): JSON printed for a terminal or a script that shows its strings."""
+    if isinstance(value, str):
+        return printable(value, lines=True)
+    if isinstance(value, dict):
+        return {printable_json(k): printable_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [printable_json(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,14 +101,14 @@ def build(columns: Sequence[Column | str], rows: Iterable[Sequence[Cell] | None]
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold", expand=False)
     for column in columns:
         col = column if isinstance(column, Column) else Column(column)
-        table.add_column(Text(col.header), justify=col.align, overflow="fold", no_wrap=False)
+        table.add_column(Text(printable(col.header)), justify=col.align, overflow="fold", no_wrap=False)
     for row in rows:
         if row is SECTION:
             table.add_section()
             continue
         if len(row) != len(columns):
             raise ValueError(f"a row of {len(row)} cells for {len(columns)} columns: {row!r}")
-        table.add_row(*(Text("-" if cell is None else str(cell)) for cell in row))
+        table.add_row(*(Text("-" if cell is None else printable(cell, lines=True)) for cell in row))
     return table
 
 

@@ -105,51 +105,58 @@ def pack(
         raise SubmissionError(f"nothing at {path}")
     if path.is_symlink():
         raise SubmissionError(f"{path} is a symbolic link; submit regular files only")
-    if path.is_file():
+    single = path.is_file()
+    if single:
         if path.suffix != ".py":
             raise SubmissionError(f"{path} is not a .py file (a directory needs a {MANIFEST} entry point)")
-        root, names = path.parent, [path.name]
-        _check_file(path, path.name)
-        entry = entry or path.name
+        root = path.parent
+        listed = [_Listed.of(_check_file(path, path.name), path.name)]
     else:
         root = path
-        names = sorted(_files(path, limits))
-        if entry is None and not (path / MANIFEST).is_file() and (path / BOT_TOML).is_file():
-            try:
-                read_manifest(path / BOT_TOML)  # a malformed one is refused before anything runs
-            except CommandError as exc:
-                raise SubmissionError(str(exc)) from None
-            entry = BOT_TOML
-        if entry is None:
-            manifest = path / MANIFEST
-            if not manifest.is_file():
-                raise SubmissionError(
-                    f"{path} declares no entry point: add {MANIFEST} (a Python bot), {BOT_TOML}"
-                    " (a command bot) or pass --entry"
-                )
-            try:
-                entry = str(json.loads(manifest.read_text())["entry"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise SubmissionError(
-                    f"{manifest} must be JSON with an 'entry' like \"main.py:MyBot\""
-                ) from exc
-    for name in names:
-        limits.check_name(name)
-    entry_file = entry.partition(":")[0]
-    if entry_file not in names:
-        raise SubmissionError(f"entry point {entry!r}: {entry_file} is not among the submitted files")
-    total = sum((root / name).stat().st_size for name in names)
+        listed = sorted(_files(path, limits), key=lambda item: item.name)
+    for item in listed:
+        limits.check_name(item.name)
+    total = sum(item.size for item in listed)
     if total > limits.max_bytes:
         raise SubmissionError(f"the submission is {total} bytes; the limit is {limits.max_bytes}")
+    # Read once, each the very file listed; everything below (the entry point too) uses these bytes.
+    files = {item.name: _read_listed(root, item) for item in listed}
+    if single:
+        entry = entry or path.name
+    elif entry is None:
+        entry = _entry_point(path, files)
+    entry_file = entry.partition(":")[0]
+    if entry_file not in files:
+        raise SubmissionError(f"entry point {entry!r}: {entry_file} is not among the submitted files")
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for name in names:
-            data = (root / name).read_bytes()
+        for name, data in files.items():
             info = tarfile.TarInfo(name)
             info.size, info.mode, info.mtime = len(data), 0o644, 0
             tar.addfile(info, io.BytesIO(data))
     content = buffer.getvalue()
-    return Artifact(content, hashlib.sha256(content).hexdigest(), entry, tuple(names))
+    return Artifact(content, hashlib.sha256(content).hexdigest(), entry, tuple(files))
+
+
+def _entry_point(path: Path, files: dict[str, bytes]) -> str:
+    """A directory's entry point: its ``sixnimmt.json``'s, else ``bot.toml`` (a command bot)."""
+    if MANIFEST not in files and BOT_TOML in files:
+        try:
+            read_manifest(path / BOT_TOML)  # a malformed one is refused before anything runs
+        except CommandError as exc:
+            raise SubmissionError(str(exc)) from None
+        return BOT_TOML
+    if MANIFEST not in files:
+        raise SubmissionError(
+            f"{path} declares no entry point: add {MANIFEST} (a Python bot), {BOT_TOML}"
+            " (a command bot) or pass --entry"
+        )
+    try:
+        return str(json.loads(files[MANIFEST])["entry"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SubmissionError(
+            f"{path / MANIFEST} must be JSON with an 'entry' like \"main.py:MyBot\""
+        ) from exc
 
 
 def contents(content: bytes) -> tuple[int, int] | None:
@@ -165,7 +172,63 @@ def contents(content: bytes) -> tuple[int, int] | None:
     return len(files), sum(member.size for member in files)
 
 
-def _check_file(item: Path, relative: str) -> None:
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    """A file as it was listed: its path in the submission and which file it was then."""
+
+    name: str
+    device: int
+    inode: int
+    size: int
+
+    @classmethod
+    def of(cls, info: os.stat_result, name: str) -> _Listed:
+        return cls(name, info.st_dev, info.st_ino, info.st_size)
+
+
+def _read_listed(root: Path, item: _Listed) -> bytes:
+    """The content of the file ``item`` lists, read only if it is still that very file.
+
+    Every part of its path is opened without following links (a directory or the file swapped for
+    a symbolic link after the listing is refused, not followed), and the file opened must be the
+    regular file listed: same device, inode and size, one name.
+    """
+    changed = SubmissionError(
+        f"{item.name} changed while the submission was packed (a link, or another file now); submit again"
+    )
+    *directories, file = item.name.split("/")
+    fds = [os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)]
+    try:
+        for part in directories:
+            try:
+                fds.append(os.open(part, _NOFOLLOW | os.O_DIRECTORY, dir_fd=fds[-1]))
+            except OSError:
+                raise changed from None
+        try:  # O_NONBLOCK: a FIFO swapped in must not block the open
+            fds.append(os.open(file, _NOFOLLOW | os.O_NONBLOCK, dir_fd=fds[-1]))
+        except OSError:
+            raise changed from None
+        info = os.fstat(fds[-1])
+        same = (info.st_dev, info.st_ino, info.st_size) == (item.device, item.inode, item.size)
+        if not stat.S_ISREG(info.st_mode) or not same or info.st_nlink != 1:
+            raise changed
+        chunks, left = [], item.size + 1  # one byte more than listed shows a file that grew
+        while left > 0 and (chunk := os.read(fds[-1], left)):
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) != item.size:
+            raise changed
+        return data
+    finally:
+        for fd in reversed(fds):
+            os.close(fd)
+
+
+_NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _check_file(item: Path, relative: str) -> os.stat_result:
     """Refuse anything but a regular file with one name: links, devices, pipes, sockets."""
     info = item.lstat()
     if stat.S_ISLNK(info.st_mode):
@@ -176,10 +239,12 @@ def _check_file(item: Path, relative: str) -> None:
         )
     if info.st_nlink > 1:
         raise SubmissionError(f"{relative} is a hard link ({info.st_nlink} names); submit plain copies only")
+    return info
 
 
-def _files(root: Path, limits: SubmissionLimits) -> list[str]:
-    out: list[str] = []
+def _files(root: Path, limits: SubmissionLimits) -> list[_Listed]:
+    """Every file to pack under ``root``, each as it is now (read later by :func:`_read_listed`)."""
+    out: list[_Listed] = []
     for directory, subdirs, names in os.walk(root):
         base = Path(directory)
         subdirs[:] = sorted(d for d in subdirs if d not in SKIPPED)
@@ -190,8 +255,7 @@ def _files(root: Path, limits: SubmissionLimits) -> list[str]:
                 raise SubmissionError(f"{relative} is a symbolic link; submit regular files only")
             if name in subdirs:
                 continue
-            _check_file(item, relative)
-            out.append(relative)
+            out.append(_Listed.of(_check_file(item, relative), relative))
             if len(out) > limits.max_files:
                 raise SubmissionError(
                     f"{root} holds more than {limits.max_files} files; the limit is {limits.max_files}"

@@ -252,7 +252,7 @@ def _guard(command: Any, *, creates: bool = False, lazy: bool = False) -> Any:
             RemoteError,  # a block's referee could not be started or reached
             SQLAlchemyError,
         ) as exc:
-            print(f"sixnimmt: error: {exc}", file=sys.stderr)
+            print(f"sixnimmt: error: {tables.printable(exc, lines=True)}", file=sys.stderr)
             return 2
         finally:
             store.close()
@@ -497,14 +497,14 @@ def cmd_status(args: argparse.Namespace, engine: Any) -> int:
         extra.update([shown] if (shown := formats_cli.format_status(engine, league)) else [])
         info = {"league": league.name, **status, "waiting": waiting, "fault_reasons": reasons, **extra}
         info["store"] = where
-        print(json.dumps(info))
+        print(json.dumps(tables.printable_json(info)))
         return 0
     blocks = ", ".join(f"{k} {v}" for k, v in sorted(status["blocks"].items()))
     faults = ", ".join(f"{k} {v}" for k, v in status["faults"].items() if v) or "none"
     print(f"league {league.name}: blocks {blocks}; {status['matches']} matches; faults: {faults}")
     print(f"store {where}")
     for block in waiting:
-        print(f"block {block['block']}: {block['waiting']}")
+        print(f"block {block['block']}: {tables.printable(block['waiting'])}")
     if status["errors"]:
         print("failed blocks:")
         tables.print_table(
@@ -710,7 +710,7 @@ def cmd_submit(args: argparse.Namespace, store: _Store) -> int:
         "check": report.to_json(),
     }
     if args.json:
-        print(json.dumps(info))
+        print(json.dumps(tables.printable_json(info)))
     elif created:
         print(f"stored {version.bot}@{version.version} ({version.sha256[:12]}), check passed")
     else:
@@ -724,25 +724,39 @@ def cmd_bot_list(args: argparse.Namespace, engine: Any) -> int:
 
     rows = repo.list_bots(engine)
     # "size" is the stored archive's (a tar rounds a small bot up to 10240 bytes): count the code too.
-    code = {sha: contents(repo.artifact(engine, sha)) for sha in {row["sha256"] for row in rows}}
+    # Each archive is checked against its sha256 as a block checks it before running the code.
+    code: dict[str, tuple[int, int] | None] = {}
+    changed: dict[str, str] = {}
     for row in rows:
-        found = code[row["sha256"]]
+        if row["sha256"] in code or row["sha256"] in changed:
+            continue
+        try:
+            code[row["sha256"]] = contents(
+                repo.artifact(engine, row["sha256"], owner=f"{row['name']}@{row['version']}")
+            )
+        except repo.StoredCodeError as exc:
+            changed[row["sha256"]] = str(exc)
+    for row in rows:
+        found = code.get(row["sha256"])
         row["files"], row["code_bytes"] = found if found else (None, None)
+        row["sha256_ok"] = row["sha256"] not in changed
+        row["problem"] = changed.get(row["sha256"])
     if args.json:
-        print(json.dumps(rows))
+        print(json.dumps(tables.printable_json(rows)))
         return 0
     lines = []
     for row in rows:
         files, size = row["files"], row["code_bytes"]
         created = (row["created_at"] or "")[:19].replace("T", " ")
         bot = f"{row['name']}@{row['version']}"
-        lines.append(
-            [bot, row["variant"], row["entry_point"], files, _bytes(size), row["sha256"][:12], created]
-        )
+        sha = row["sha256"][:12] + ("" if row["sha256_ok"] else " MISMATCH")
+        lines.append([bot, row["variant"], row["entry_point"], files, _bytes(size), sha, created])
     right = tables.right
     tables.print_table(
         ["bot", "variant", "entry point", right("files"), right("size"), "sha256", "stored"], lines
     )
+    for problem in dict.fromkeys(changed.values()):
+        print(f"stored code changed: {problem}")
     return 0
 
 

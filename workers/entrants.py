@@ -35,7 +35,7 @@ from referee.rules.registry import find_variant
 from workers import accounts
 from workers.artifacts import SubmissionError, SubmissionLimits, pack
 from workers.store import repo
-from workers.submit import check_new, reference_version
+from workers.submit import check_new, check_submitted_name, reference_version
 
 Entrant = repo.BotVersion | repo.NewVersion
 """A league entrant: stored already, or to store with the league."""
@@ -172,8 +172,8 @@ def _find(engine: Engine | None, ref: str, variant: str, what: str) -> Entrant:
             raise repo.NotFoundError(f"no bot file or directory {ref!r}")
         name = path.stem if path.is_file() else path.name
         try:
-            repo.check_name("bot", name)
-        except repo.BadNameError as exc:
+            check_submitted_name(name)  # a file named heuristic.py is no reference bot
+        except SubmissionError as exc:
             raise SubmissionError(f"{ref}: {exc}") from None
         artifact = pack(path, limits=SubmissionLimits.from_settings())
         new = repo.NewVersion(name, artifact.content, artifact.sha256, artifact.entry_point, variant)

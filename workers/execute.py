@@ -345,7 +345,7 @@ def _take(warm: WarmPool, engine: Engine, league: repo.League, position: int) ->
     """A live warm process for a league entrant (its code unpacked into the pool once)."""
     version = league.entrants[position]
     key = Version(version.sha256, version.entry_point, league.variant)
-    directory = warm.code_dir(key, lambda path: unpack(repo.artifact(engine, version.sha256), path))
+    directory = warm.code_dir(key, lambda path: unpack(repo.code_of(engine, version), path))
     return warm.take(key, bot_spec(directory, version.entry_point), f"{version.bot}@{version.version}")
 
 
@@ -464,7 +464,7 @@ def _play_fresh(
                 continue  # plays from its author's machine: no code, no process here
             version = league.entrants[position]
             directory = root / f"bot{position}"
-            unpack(repo.artifact(engine, version.sha256), directory)
+            unpack(repo.code_of(engine, version), directory)
             _readable(directory)
             specs[_name(position)] = bot_spec(directory, version.entry_point)
         plans = [MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in plan.seatings()]

@@ -11,8 +11,9 @@ from sqlalchemy import Engine
 from arena.conformance import CheckReport, check
 from arena.referee_thread import referee_in_thread
 from bot_sdk.bots import REFERENCE_BOTS
-from referee.rules.spec import game_of
+from referee.rules.spec import game_of, installed_games, installed_variants
 from referee.settings import load as load_settings
+from workers import accounts
 from workers.artifacts import Artifact, SubmissionError, SubmissionLimits, bot_spec, pack, unpack
 from workers.execute import sandbox_for
 from workers.store import repo
@@ -49,13 +50,56 @@ def checked(
 
     Raises :class:`SubmissionError` when the name, the files or the check are refused.
     """
-    try:
-        repo.check_name("bot", name)  # before anything runs
-    except repo.BadNameError as exc:
-        raise SubmissionError(str(exc)) from None
+    check_submitted_name(name)  # before anything runs
     artifact = pack(path, entry=entry, limits=SubmissionLimits.from_settings(load_settings()))
     new = repo.NewVersion(name, artifact.content, artifact.sha256, artifact.entry_point, variant)
     return new, check_new(new, games=games, sandbox=sandbox)
+
+
+def check_submitted_name(name: str) -> str:
+    """Return ``name`` if a submitted bot may be stored under it, else raise :class:`SubmissionError`.
+
+    A safe name (:func:`repo.check_name`) that is not reserved (:func:`reserved_because`).
+    """
+    try:
+        repo.check_name("bot", name)
+    except repo.BadNameError as exc:
+        raise SubmissionError(str(exc)) from None
+    why = reserved_because(name)
+    if why is not None:
+        raise SubmissionError(f"the bot name {name!r} is reserved: {why}; choose another")
+    return name
+
+
+def reserved_because(name: str) -> str | None:
+    """Why no submitted bot may take ``name``, or ``None`` if one may.
+
+    Taken by what the platform itself stores or resolves: ``remote/NAME`` (a bot account's bot),
+    ``GAME/…`` for every installed game, variant and alias (``classic/heuristic`` is a reference
+    bot), and a reference bot's bare name (``--bots heuristic`` names it). Letter case does not
+    make a name apart from these.
+    """
+    folded = name.lower()
+    if folded.startswith(accounts.REMOTE_BOT_PREFIX):
+        return f"{accounts.REMOTE_BOT_PREFIX}… names are bot accounts' ('sixnimmt bot account create')"
+    first, slash, _ = folded.partition("/")
+    if slash and first in game_names():
+        return f"{first}/… names are kept for the {first} game's reference bots"
+    if folded in {bot.lower() for bots in REFERENCE_BOTS.values() for bot in bots}:
+        return f"{name} names a reference bot"
+    return None
+
+
+def game_names() -> frozenset[str]:
+    """Every installed game's name, and every name and alias of its variants, in lower case."""
+    names = {variant.lower() for variant in REFERENCE_BOTS}
+    for game in installed_games():
+        names.add(game.name.lower())
+        names.update(n.lower() for n in game.names)
+    for cls in installed_variants():
+        names.add(cls.name.lower())
+        names.update(alias.lower() for alias in cls.aliases)
+    return frozenset(names)
 
 
 def check_new(new: repo.NewVersion, *, games: int = 8, sandbox: bool = True) -> CheckReport:

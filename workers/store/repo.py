@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import os
 import re
@@ -39,6 +40,10 @@ class ConflictError(ValueError):
 
 class LeaseHeldError(ConflictError):
     """Another worker holds a live lease on the block: it is being played."""
+
+
+class StoredCodeError(ValueError):
+    """Stored code whose bytes do not hash to the sha256 it is stored under: never run."""
 
 
 class BadNameError(ConflictError):
@@ -128,6 +133,8 @@ def _add_version(conn: Any, new: NewVersion) -> tuple[BotVersion, bool]:
     if existing is not None:
         return _version(existing, name), False
     if conn.execute(select(artifacts.c.sha256).where(artifacts.c.sha256 == new.sha256)).first() is None:
+        if hashlib.sha256(new.content).hexdigest() != new.sha256:
+            raise StoredCodeError(f"the code of {name} does not hash to the sha256 {new.sha256[:12]}… given")
         conn.execute(insert(artifacts).values(sha256=new.sha256, content=new.content, size=len(new.content)))
     number = (
         conn.execute(select(func.max(bot_versions.c.version)).where(bot_versions.c.bot_id == bot_id)).scalar()
@@ -224,13 +231,29 @@ def list_bots(engine: Engine) -> list[dict[str, Any]]:
         ]
 
 
-def artifact(engine: Engine, sha256: str) -> bytes:
-    """A stored artifact's content."""
+def artifact(engine: Engine, sha256: str, *, owner: str | None = None) -> bytes:
+    """A stored artifact's content, checked against its address: :class:`StoredCodeError` if the
+    bytes in the store no longer hash to ``sha256`` (changed behind the platform's back).
+
+    ``owner`` (``NAME@V``) names the version in that error.
+    """
     with engine.connect() as conn:
         content = conn.execute(select(artifacts.c.content).where(artifacts.c.sha256 == sha256)).scalar()
     if content is None:
         raise NotFoundError(f"no artifact {sha256}")
-    return bytes(content)
+    data = bytes(content)
+    found = hashlib.sha256(data).hexdigest()
+    if found != sha256:
+        raise StoredCodeError(
+            f"stored code of {owner or 'artifact ' + sha256[:12]} does not match its sha256 {sha256[:12]}…"
+            f" (the store holds bytes that hash to {found[:12]}…): refused, never run"
+        )
+    return data
+
+
+def code_of(engine: Engine, version: BotVersion) -> bytes:
+    """A version's code (its archive), checked against its sha256 as :func:`artifact` does."""
+    return artifact(engine, version.sha256, owner=f"{version.bot}@{version.version}")
 
 
 # -- leagues ---------------------------------------------------------------------------------
