@@ -1,0 +1,73 @@
+"""Memory a bot holds outside its address space is counted too: a memory cgroup per bot.
+
+``hostile_bots/memfd.py`` holds memory in a memfd, in ``/dev/shm`` and in touched anonymous
+pages. The memfd is refused (seccomp). ``/dev/shm`` is a tmpfs whose pages ``RLIMIT_AS`` never
+sees: with the tmpfs made larger than the memory limit, the bot is killed by the kernel's OOM
+killer for its cgroup and the exit reason names the cgroup's limit; as a control, the same bot
+without a cgroup holds all of it. Anonymous memory stops at ``RLIMIT_AS`` (``MemoryError``).
+This machine delegates cgroups (v1 memory, as root): where it does not, ``enforced()`` says so
+and the test fails, never skips.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workers import cgroups
+from workers.sandbox import Limits, Sandbox
+
+PROBE = str(Path(__file__).resolve().parent / "hostile_bots" / "memfd.py")
+LIMIT_MB, TMPFS_MB = 128, 320
+
+
+def run(tmp_path: Path, total_mb: int, *steps: str) -> tuple[list[dict[str, object]], str, Sandbox]:
+    sandbox = Sandbox(Limits(memory_mb=LIMIT_MB, file_mb=TMPFS_MB), tmp_path, stdout=subprocess.PIPE)
+    with sandbox:
+        process = sandbox([sys.executable, PROBE, str(total_mb), *steps], {})
+        out, _ = process.communicate(timeout=120)
+    return [json.loads(line) for line in out.decode().splitlines()], process.exit_reason() or "", sandbox
+
+
+def test_a_memory_cgroup_holds_here() -> None:
+    found, why = cgroups.memory_cgroups()
+    assert found is not None, why
+    assert Sandbox(Limits()).enforced().memory_cgroup
+
+
+def test_shared_memory_beyond_the_limit_is_killed_with_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said, reason, sandbox = run(tmp_path, 2 * LIMIT_MB)
+    steps = {line["step"]: line for line in said if "step" in line}
+    assert steps["memfd"] == {"step": "memfd", "held_mb": 0, "stopped": "EPERM"}
+    assert "/dev/shm" not in steps  # killed while filling it
+    assert max(line.get("holding_mb", 0) for line in said) < LIMIT_MB  # type: ignore[type-var]
+    assert reason == f"killed by SIGKILL: memory limit {LIMIT_MB} MB (cgroup) reached"
+    leftover = [p for p in sandbox_parent().iterdir() if p.name.startswith(f"{cgroups.PREFIX}{os.getpid()}-")]
+    assert leftover == [], "a bot's cgroup was left behind"
+
+    # The control: without its cgroup the same bot holds twice the limit in /dev/shm.
+    monkeypatch.setattr(cgroups, "memory_cgroups", lambda: (None, "switched off by the test"))
+    said, reason, sandbox = run(tmp_path, 2 * LIMIT_MB)
+    steps = {line["step"]: line for line in said if "step" in line}
+    assert steps["/dev/shm"] == {"step": "/dev/shm", "held_mb": 2 * LIMIT_MB, "stopped": "held"}, said
+    assert not sandbox.enforced().memory_cgroup
+
+
+def test_anonymous_memory_stops_at_the_address_space_limit(tmp_path: Path) -> None:
+    said, reason, _ = run(tmp_path, 4 * LIMIT_MB, "anonymous")
+    (anonymous,) = (line for line in said if line.get("step") == "anonymous")
+    assert anonymous["stopped"] == "MemoryError" and anonymous["held_mb"] < LIMIT_MB, said  # type: ignore[operator]
+    assert reason == "exited with status 0"
+
+
+def sandbox_parent() -> Path:
+    found, why = cgroups.memory_cgroups()
+    assert found is not None, why
+    return found.parent
