@@ -273,6 +273,8 @@ def remote_entrant(engine: Engine | None, ref: str, variant: str) -> repo.BotVer
             select(bot_versions)
             .join(bots, bots.c.id == bot_versions.c.bot_id)
             .where(bots.c.name == bot_name(account), bot_versions.c.variant == variant)
+            # Only the account's own versions (no code): never code stored under its name.
+            .where(bot_versions.c.entry_point == f"{REMOTE_ENTRANT}{account}")
             .order_by(bot_versions.c.version.desc())
         ).first()
     if row is not None:

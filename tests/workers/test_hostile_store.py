@@ -133,6 +133,19 @@ def test_reserved_names_cannot_be_squatted_and_an_account_still_plays_as_itself(
         assert list(versions) == ["remote:alice"]
 
 
+def test_an_account_never_plays_code_stored_under_its_name(engine: Engine) -> None:
+    from workers import entrants
+
+    accounts.create_account(engine, "alice")
+    squat = pack_text(GOOD)  # as a store written before names were reserved may hold
+    squatted, _ = repo.add_bot_version(
+        engine, "remote/alice", squat.content, squat.sha256, "bot.py", "classic"
+    )
+    assert repo.find_version(engine, "remote/alice") == squatted  # control: the newest version is the squat
+    (found,) = entrants.resolve(engine, ["remote:alice"], "classic", sandbox=False)
+    assert found.entry_point == "remote:alice" and found.sha256 != squatted.sha256
+
+
 def test_reserved_names_follow_the_installed_games() -> None:
     from referee.rules.spec import installed_variants
     from workers.submit import reserved_because
