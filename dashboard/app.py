@@ -3,6 +3,10 @@
 
 Every page has an API twin that returns what the page shows. Unknown ids are 404s (a page for
 people, ``{"error": …}`` for the API); malformed parameters are 400s.
+
+Seats' fault details (reasons, exit, stderr) are the operator's alone (:mod:`dashboard.access`):
+``/signin`` trades the operator token for a session cookie, the API takes it as a Bearer token,
+and wrong credentials are a bare 401 on every route.
 """
 
 from __future__ import annotations
@@ -10,18 +14,28 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+from urllib.parse import parse_qs
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from dashboard import data, pages, sprtview
+from dashboard.access import (
+    ANONYMOUS,
+    SESSION_COOKIE,
+    SESSION_SECONDS,
+    OperatorAuth,
+    Unauthorized,
+    Viewer,
+    local_path,
+)
 from dashboard.metrics import MetricsMiddleware, exposition
 from dashboard.pages import SECURITY_HEADERS
 from dashboard.replay import board
@@ -32,6 +46,8 @@ from workers.store.repo import NotFoundError
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 LIVE_POLL_MS = 1500
+MAX_FORM_BYTES = 4096
+"""The sign-in form's largest body; a bigger one is a failed sign-in, unread."""
 
 
 class SecurityHeaders:
@@ -51,6 +67,71 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_wrapper)
+
+
+class OperatorAccess:
+    """ASGI middleware: who made each request (``scope["state"]["viewer"]``), from its
+    ``Authorization`` header or session cookie; wrong credentials end it with a bare 401.
+
+    A response to the operator is never stored by a cache (``no-store``), and every response
+    varies with the credentials, so no shared cache hands an operator's page to anyone else.
+    """
+
+    def __init__(self, app: Any, auth: OperatorAuth) -> None:
+        self.app = app
+        self.auth = auth
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        try:
+            viewer = self.auth.viewer(
+                request.headers.get("authorization"), request.cookies.get(SESSION_COOKIE)
+            )
+        except Unauthorized:
+            response = JSONResponse(
+                {"error": "unauthorized"}, status_code=401, headers={"www-authenticate": "Bearer"}
+            )
+            await response(scope, receive, send)
+            return
+        scope.setdefault("state", {})["viewer"] = viewer
+
+        async def send_wrapper(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                extra = [(b"vary", b"Authorization, Cookie")]
+                if viewer.operator:
+                    extra.append((b"cache-control", b"no-store"))
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await self.app(scope, receive, send_wrapper)
+
+
+def viewer_of(request: Request) -> Viewer:
+    """Who made ``request`` (set by :class:`OperatorAccess`; anonymous without it)."""
+    found = request.scope.get("state", {}).get("viewer", ANONYMOUS)
+    return found if isinstance(found, Viewer) else ANONYMOUS
+
+
+def _https(request: Request) -> bool:
+    """Whether the browser reached the dashboard over HTTPS (directly or through a TLS proxy).
+
+    Trusting ``X-Forwarded-Proto`` here can only add the cookie's Secure flag, never remove it.
+    """
+    forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+    return request.url.scheme == "https" or forwarded == "https"
+
+
+def _same_origin(request: Request) -> bool:
+    """Whether a form was posted from this site: no ``Origin`` (an old browser, a script), or one
+    whose host is this request's host."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    host = request.headers.get("host", "")
+    return origin.partition("://")[2].rstrip("/") == host
 
 
 def _templates() -> Jinja2Templates:
@@ -86,8 +167,14 @@ def _path_id(request: Request, name: str) -> int:
 # -- the application -------------------------------------------------------------------------
 
 
-def create_app(engine: Engine | None = None) -> Starlette:
-    """The dashboard over ``engine`` (default: the configured store, read only)."""
+def create_app(engine: Engine | None = None, operator_token: str | None = None) -> Starlette:
+    """The dashboard over ``engine`` (default: the configured store, read only); the operator signs
+    in with ``operator_token`` (default: ``SIXNIMMT_DASHBOARD_OPERATOR_TOKEN``; empty: nobody)."""
+    if operator_token is None:
+        from referee.settings import load
+
+        operator_token = load().dashboard_operator_token
+    auth = OperatorAuth(operator_token)
     templates = _templates()
     store = data.Store(engine if engine is not None else make_engine(read_only=True))
 
@@ -104,6 +191,11 @@ def create_app(engine: Engine | None = None) -> Starlette:
     def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
         context.setdefault("root", request.scope.get("root_path", ""))
         context.setdefault("title", "")
+        context.setdefault("operator", viewer_of(request).operator)
+        context.setdefault("signin", auth.enabled)
+        context.setdefault(
+            "here_url", request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        )
         return templates.TemplateResponse(request, name, context, status_code=status)
 
     def both(
@@ -185,7 +277,7 @@ def create_app(engine: Engine | None = None) -> Starlette:
         return step
 
     def match_page(request: Request) -> Response:
-        info, replay = data.match(db(), _path_id(request, "match_id"))
+        info, replay = data.match(db(), _path_id(request, "match_id"), viewer_of(request))
         seat = _seat_arg(request, replay.players)
         step = _step_arg(request, replay.steps, min(1, replay.steps))
         frame = replay.frame(step, seat, info["names"])
@@ -202,11 +294,11 @@ def create_app(engine: Engine | None = None) -> Starlette:
         return page(request, "match.html", context)
 
     def match_api(request: Request) -> Response:
-        info, _ = data.match(db(), _path_id(request, "match_id"))
+        info, _ = data.match(db(), _path_id(request, "match_id"), viewer_of(request))
         return JSONResponse({"match": info})
 
     def replay_api(request: Request) -> Response:
-        info, replay = data.match(db(), _path_id(request, "match_id"))
+        info, replay = data.match(db(), _path_id(request, "match_id"), viewer_of(request))
         seat = _seat_arg(request, replay.players)
         if request.query_params.get("step") not in (None, ""):
             step = _step_arg(request, replay.steps, 0)
@@ -217,6 +309,58 @@ def create_app(engine: Engine | None = None) -> Starlette:
     def transcript_api(request: Request) -> Response:
         body = data.transcript(db(), _path_id(request, "match_id"))
         return Response(body, media_type="application/json")
+
+    # -- the operator's sign-in --
+
+    def signin_form(request: Request, status: int = 200, failed: bool = False) -> Response:
+        root = request.scope.get("root_path", "")
+        context = {
+            "title": "Operator sign-in",
+            "failed": failed,
+            "next": local_path(request.query_params.get("next"), root),
+        }
+        return page(request, "signin.html", context, status)
+
+    async def signin(request: Request) -> Response:
+        """The form's token: right, a session cookie and back to where the operator was; else a
+        bare 401 (the same whether no token is configured, the token is wrong or the form is bad)."""
+        root = request.scope.get("root_path", "")
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_FORM_BYTES:
+                return page(
+                    request,
+                    "signin.html",
+                    {"title": "Operator sign-in", "failed": True, "next": f"{root}/"},
+                    401,
+                )
+        form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
+        token = (form.get("token") or [""])[0]
+        target = local_path((form.get("next") or [""])[0], root)
+        if not _same_origin(request) or not auth.token_matches(token):
+            return page(
+                request, "signin.html", {"title": "Operator sign-in", "failed": True, "next": target}, 401
+            )
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(
+            SESSION_COOKIE,
+            auth.new_session(),
+            max_age=SESSION_SECONDS,
+            path=f"{root}/",
+            secure=_https(request),
+            httponly=True,
+            samesite="strict",
+        )
+        return response
+
+    def signout(request: Request) -> Response:
+        root = request.scope.get("root_path", "")
+        response = RedirectResponse(f"{root}/", status_code=303)
+        response.delete_cookie(
+            SESSION_COOKIE, path=f"{root}/", secure=_https(request), httponly=True, samesite="strict"
+        )
+        return response
 
     # -- operations --
 
@@ -264,6 +408,9 @@ def create_app(engine: Engine | None = None) -> Starlette:
         Route("/matches/{match_id:int}", match_page),
         Route("/live", live_page),
         Route("/live/fragment", live_fragment),
+        Route("/signin", signin_form, methods=["GET"]),
+        Route("/signin", signin, methods=["POST"]),
+        Route("/signout", signout, methods=["POST"]),
         Route("/api/leagues", league_list_api),
         Route("/api/leagues/{league_id:int}", league_api),
         Route("/api/leagues/{league_id:int}/matches", league_matches_api),
@@ -288,6 +435,7 @@ def create_app(engine: Engine | None = None) -> Starlette:
             Exception: server_error,
         },
     )
+    app.add_middleware(OperatorAccess, auth=auth)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(MetricsMiddleware)
     return app

@@ -74,11 +74,19 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     import uvicorn
     from sqlalchemy.exc import SQLAlchemyError
 
+    from dashboard.access import OperatorAuth, TokenTooShortError
     from dashboard.app import create_app
+    from referee.settings import load
     from workers.store.engine import StoreError, StoreMissingError, describe, make_engine, open_existing
     from workers.store.engine import where as store_where
     from workers.store.migrate import is_current, upgrade
 
+    token = load().dashboard_operator_token
+    try:
+        OperatorAuth(token)
+    except TokenTooShortError as exc:
+        print(f"sixnimmt: error: {exc}", file=sys.stderr)
+        return 2
     try:
         writer = open_existing()  # a store that is not there is an error, never made empty here
         try:
@@ -104,7 +112,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         return 2
     print(f"sixnimmt dashboard: store {describe(engine)}, http://{args.host}:{args.port}/", file=sys.stderr)
     try:
-        uvicorn.run(create_app(engine), host=args.host, port=args.port, log_level=args.log_level)
+        app = create_app(engine, operator_token=token)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     finally:
         engine.dispose()
     return 0

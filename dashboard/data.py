@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from dashboard import plots, queries
+from dashboard.access import ANONYMOUS, Viewer, redact
 from dashboard.leaguestats import StatsCache
 from dashboard.replay import Replay, load
 from referee.rules.errors import RulesError
@@ -198,12 +199,14 @@ def bot_matches(store: Store, bot_id: int, version: int | None, page: int, size:
     return {"bot": info, "version": chosen, "matches": rows, "page": paging.to_json()}
 
 
-def match(store: Store, match_id: int) -> tuple[dict[str, Any], Replay]:
-    """A match's summary (with its seats' names in seat order) and its replay."""
+def match(store: Store, match_id: int, viewer: Viewer = ANONYMOUS) -> tuple[dict[str, Any], Replay]:
+    """A match's summary (with its seats' names in seat order) and its replay; each seat's fault
+    details only where ``viewer`` may read them (:func:`dashboard.access.redact`)."""
     with store.engine.connect() as conn:
         info = queries.match(conn, match_id)
         replay = store.replays.get(match_id)
         body = None if replay is not None else queries.transcript_body(conn, match_id)
+    info["seats"] = redact(info["seats"], viewer)
     if replay is None:
         assert body is not None
         replay = load(body)

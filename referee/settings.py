@@ -46,6 +46,11 @@ class Settings:
     admin_token: str = _setting(
         "", "bearer token for the referee's admin calls; empty: a random one per referee process"
     )
+    dashboard_operator_token: str = _setting(
+        "",
+        "the dashboard operator's token (at least 16 characters): sign in with it, or send it as"
+        " `Authorization: Bearer`, to read seats' fault reasons and stderr; empty: nobody reads them there",
+    )
     max_faults: int = _setting(25, "a seat with more faults than this forfeits the rest of the match")
     max_message_bytes: int = _setting(
         1 << 20, "largest message the referee receives (gRPC's receive limit: a bigger one is refused unread)"
