@@ -22,7 +22,9 @@ ONE_DECISION = {"players": 2, "hands": 1, "hand_size": 1, "target": None}
 def one_game_ms(client: RefereeClient, launch: Any, seed: int) -> float:
     """From spawning a random bot to the end of its one-decision game (both seats its own)."""
     start = time.perf_counter()
-    play_remote({"a": "random"}, [MatchPlan(("a", "a"), seed)], config=ONE_DECISION, client=client, launch=launch)
+    play_remote(
+        {"a": "random"}, [MatchPlan(("a", "a"), seed)], config=ONE_DECISION, client=client, launch=launch
+    )
     return (time.perf_counter() - start) * 1000
 
 

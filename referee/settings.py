@@ -136,7 +136,9 @@ class Settings:
     submit_max_files: int = _setting(256, "most files a bot submission may hold (checked again at unpacking)")
     submit_max_path: int = _setting(160, "longest path inside a bot submission, in characters")
     sandbox_cpu_s: int = _setting(600, "CPU seconds a bot process may use in one block")
-    sandbox_memory_mb: int = _setting(1024, "address space a bot process may use")
+    sandbox_memory_mb: int = _setting(
+        1024, "address space a bot process may use, and its memory cgroup's limit where it has one"
+    )
     sandbox_file_mb: int = _setting(16, "largest file a bot process may write")
     sandbox_processes: int = _setting(64, "processes/threads a bot's user may run (root: per sandbox user)")
     warm_bots: int = _setting(

@@ -756,7 +756,7 @@ def _interpreter(name: str, search: str) -> tuple[str, tuple[str, ...]]:
 
 
 def _linked_from(tree: str) -> list[str]:
-    """The directories outside ``tree`` and ``/usr`` that links inside it lead to (not homes, not top-level)."""
+    """The directories outside ``tree`` and ``/usr`` that its links lead to (no home, nothing top-level)."""
     found: set[str] = set()
     homes = _home_directories()
     for folder, dirs, files in os.walk(tree):

@@ -143,7 +143,7 @@ def filter_fd() -> int:
 
 def _binding() -> Any:
     try:
-        import pyseccomp
+        import pyseccomp  # type: ignore[import-untyped]
     except ImportError as exc:
         raise SeccompUnavailable(
             f"the seccomp binding is not installed ({exc}): pip install pyseccomp (the server extra)"

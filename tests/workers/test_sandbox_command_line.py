@@ -13,6 +13,7 @@ a program path that climbs out.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -21,7 +22,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -154,7 +154,10 @@ def test_an_allowed_command_that_attacks_anyway_reaches_nothing(tmp_path: Path, 
         assert process.wait(120) == 0, process.stderr_tail()
         said = json.loads(process.process.stdout.read())  # type: ignore[union-attr]
     assert set(said.values()) <= {"FileNotFoundError", "ConnectionRefusedError", "status 2"}, said
-    assert said["127.0.0.1:5432"] == "ConnectionRefusedError" and said[f"{PG_DIR}/.s.PGSQL.5432"] == "FileNotFoundError"
+    assert (
+        said["127.0.0.1:5432"] == "ConnectionRefusedError"
+        and said[f"{PG_DIR}/.s.PGSQL.5432"] == "FileNotFoundError"
+    )
     assert marker(token) == (False, False)
 
 

@@ -26,7 +26,15 @@ X86_64 = platform.machine() == "x86_64"
 REFUSED_WITH = {"clone3": "ENOSYS", "socket(AF_VSOCK)": "EAFNOSUPPORT", "socket(AF_ALG)": "EAFNOSUPPORT"}
 ALLOWED = {"personality(0)"}
 """What the probe also tries and the filter lets through."""
-CONTROL = ("memfd_create", "add_key", "keyctl", "unshare(CLONE_NEWUSER)", "shmget", "msgget", "socket(AF_VSOCK)")
+CONTROL = (
+    "memfd_create",
+    "add_key",
+    "keyctl",
+    "unshare(CLONE_NEWUSER)",
+    "shmget",
+    "msgget",
+    "socket(AF_VSOCK)",
+)
 """Calls that succeed unconfined on this machine: the filter is what refuses them below."""
 
 pytestmark = pytest.mark.skipif(not X86_64, reason="the probe's system call numbers are x86_64's")

@@ -1,7 +1,8 @@
 """Hostile: holds memory where ``RLIMIT_AS`` does not look (issue 29: 3 GB through a memfd).
 
-``python memfd.py MB [STEP…]`` tries, in turn (or only the STEPs named: memfd, shm, anonymous), to hold MB megabytes in a memfd (written, then unmapped),
-in files on ``/dev/shm`` (tmpfs), and in anonymous memory it touches page by page; it prints one
+``python memfd.py MB [STEP…]`` tries, in turn (or only the STEPs named: memfd, shm, anonymous),
+to hold MB megabytes in a memfd (written, then unmapped), in files on ``/dev/shm`` (tmpfs), and
+in anonymous memory it touches page by page; it prints one
 JSON line per step, as it goes (``{"step": …, "held_mb": …, "stopped": reason}``), so that a bot
 killed on the way has said how far it got.
 """
@@ -52,17 +53,16 @@ def memfd(total: int) -> None:
 
 
 def anonymous(total: int) -> None:
-    pages, held = [], 0
+    pages: list[bytearray] = []
     try:
-        for held in range(total):
+        while len(pages) < total:
             block = bytearray(MB)
-            block[:: 4096] = b"\1" * (MB // 4096)  # touch every page
+            block[::4096] = b"\1" * (MB // 4096)  # touch every page
             pages.append(block)
-        held = total
         stopped = "held"
     except MemoryError:
         stopped = "MemoryError"
-    say("anonymous", held, stopped)
+    say("anonymous", len(pages), stopped)
 
 
 if __name__ == "__main__":

@@ -68,7 +68,9 @@ def main(args: list[str]) -> dict[str, str]:
         if "/" in arg:
             directories.add(arg if os.path.isdir(arg) else os.path.dirname(arg))
     said = {}
-    targets: list[tuple[str, object]] = [(os.path.join(d, SOCKET), None) for d in sorted(directories)]
+    targets: list[tuple[str, tuple[str, int] | None]] = [
+        (os.path.join(d, SOCKET), None) for d in sorted(directories)
+    ]
     targets.append(("127.0.0.1:5432", ("127.0.0.1", 5432)))
     for label, address in targets:
         family = socket.AF_UNIX if address is None else socket.AF_INET

@@ -54,7 +54,7 @@ def attempts() -> dict[str, str]:
     if fd >= 0:
         os.close(fd)
     # A key in a new process keyring of its own: allowed, it would outlive nothing here.
-    key, said["add_key"] = call(
+    _, said["add_key"] = call(
         "add_key", b"user", b"sixnimmt-hostile", b"secret", 6, ctypes.c_long(KEY_SPEC_PROCESS_KEYRING)
     )
     said["keyctl"] = call("keyctl", KEYCTL_GET_KEYRING_ID, ctypes.c_long(KEY_SPEC_PROCESS_KEYRING), 1)[1]
@@ -99,7 +99,10 @@ def attempts() -> dict[str, str]:
     queue, said["msgget"] = call("msgget", IPC_PRIVATE, IPC_CREAT | 0o600)
     if queue >= 0:
         libc.syscall(ctypes.c_long(71), queue, IPC_RMID, None)  # msgctl
-    for label, family, kind in (("socket(AF_VSOCK)", AF_VSOCK, SOCK_STREAM), ("socket(AF_ALG)", AF_ALG, SOCK_SEQPACKET)):
+    for label, family, kind in (
+        ("socket(AF_VSOCK)", AF_VSOCK, SOCK_STREAM),
+        ("socket(AF_ALG)", AF_ALG, SOCK_SEQPACKET),
+    ):
         fd, said[label] = call("socket", family, kind, 0)
         if fd >= 0:
             os.close(fd)
@@ -121,7 +124,7 @@ def foreign(kind: str) -> None:
     """getpid through another architecture's gate; allowed, it prints the number returned."""
     code = {
         "int80": bytes.fromhex("b814000000cd80c3"),  # mov eax, 20 (i386 getpid); int 0x80; ret
-        "x32": bytes.fromhex("b827000040" "0f05c3"),  # mov eax, 0x40000027 (x32 getpid); syscall; ret
+        "x32": bytes.fromhex("b8270000400f05c3"),  # mov eax, 0x40000027 (x32 getpid); syscall; ret
     }[kind]
     page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
     page.write(code)
