@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, func, literal, select
 
 from referee.faults import short_reason
+from workers import deals
 from workers.faults import describe_exit, parse_detail
 from workers.store.repo import NotFoundError, labels_apart
 from workers.store.schema import (
@@ -195,13 +196,21 @@ def league(conn: Connection, league_id: int) -> dict[str, Any]:
             leagues.c.deals,
             leagues.c.created_at,
             leagues.c.seed,
+            leagues.c.deal_key,
+            leagues.c.finished_at,
             leagues.c.config,
         ).where(leagues.c.id == league_id)
     ).first()
     if row is None:
         raise NotFoundError(f"no league {league_id}")
     info = _league_json(row, _progress(conn, [league_id]).get(league_id, {}))
-    info["seed"] = int(row.seed)
+    # The seed and deal key are published once the league is finished; a commitment until then.
+    key = None if row.deal_key is None else bytes(row.deal_key)
+    shown = deals.shown(int(row.seed), key, row.finished_at is not None)
+    info["seed"] = shown["seed"]
+    info["deal_key"] = shown["deal_key"]
+    info["deal_commitment"] = shown["commitment"]
+    info["deals_secret"] = shown.get("secret")
     info["config"] = dict(row.config)
     info["entrants"] = entrants(conn, league_id)
     return info
@@ -432,11 +441,42 @@ def match(conn: Connection, match_id: int) -> dict[str, Any]:
     row = conn.execute(query).first()
     if row is None:
         raise NotFoundError(f"no match {match_id}")
+    withhold_shared_deal(conn, match_id)
     return _matches_json(conn, [row], detail=True)[0] | {
         "seed": int(row.seed),
         "digest": row.digest,
         "variant": row.variant,
     }
+
+
+class DealWithheldError(NotFoundError):
+    """A stored match whose deal another block of its league plays and has not stored yet."""
+
+
+def withhold_shared_deal(conn: Connection, match_id: int) -> None:
+    """Raise :class:`DealWithheldError` while the match's deal is still to be played elsewhere.
+
+    Deal seeds differ from block to block, but for an SPRT test's pairs (NEW's and OLD's block
+    of one deal): the first block's transcript, seed and replay would show the second's deal to
+    whoever plays it, so they are shown once every block with that seed is stored.
+    """
+    mine = (
+        select(blocks.c.id, blocks.c.league_id, blocks.c.seed)
+        .join(matches, matches.c.block_id == blocks.c.id)
+        .where(matches.c.id == match_id)
+        .subquery()
+    )
+    waiting = conn.execute(
+        select(blocks.c.number)
+        .join(mine, and_(blocks.c.league_id == mine.c.league_id, blocks.c.seed == mine.c.seed))
+        .where(blocks.c.id != mine.c.id, blocks.c.status != "done")
+        .limit(1)
+    ).scalar()
+    if waiting is not None:
+        raise DealWithheldError(
+            f"match {match_id}'s deal is played again in block {waiting}, not stored yet:"
+            " its seed, transcript and replay are shown once that block is"
+        )
 
 
 def transcript_body(conn: Connection, match_id: int) -> str:

@@ -151,6 +151,10 @@ def _deal_seed(seed: int, number: int) -> int:
     return derive_seed(seed, "adaptive", "deal", number)
 
 
+deal_seed = _deal_seed
+"""The plan seed of block ``number`` (:mod:`workers.deals`)."""
+
+
 # --- the stopping boundary ---------------------------------------------------------------------
 
 

@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 from referee.rules.registry import find_variant, make_variant
 from referee.rules.spec import game_of
 from workers import sprt
+from workers.deals import draw as draw_seed
 from workers.store import repo
 
 
@@ -61,11 +62,12 @@ def create(
     alpha: float = 0.05,
     beta: float = 0.05,
     max_deals: int = sprt.DEFAULT_MAX_DEALS,
-    seed: int = 1,
+    seed: int | None = None,
 ) -> repo.League:
     """Check everything, then store the test and its first batch of deals; nothing is stored on error.
 
-    Entrants are NEW (position 0), OLD (1), then the field, resolved like league entrants.
+    Entrants are NEW (position 0), OLD (1), then the field, resolved like league entrants. Without a
+    ``seed``, the seed and a deal key are drawn (:func:`workers.deals.draw`): the deals are secret.
     """
     from workers import entrants
     from workers import league as leagues
@@ -91,6 +93,7 @@ def create(
     for found in (head, rest):
         entrants.check(found)
     versions = [*head.entrants, *rest.entrants]
+    seed, deal_key = draw_seed(seed)
     blocks = sprt.first_blocks(seed, len(versions), settings)
     repo.create_league(
         engine,
@@ -104,6 +107,7 @@ def create(
         entrants=versions,
         planned=[(b.number, b.seed, b.entrants) for b in blocks],
         stopping=settings.to_json(),
+        deal_key=deal_key,
     )
     return repo.find_league(engine, name)
 
@@ -208,7 +212,12 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
     p.add_argument("--max-deals", type=int, default=sprt.DEFAULT_MAX_DEALS, help="budget of deals")
     p.add_argument("--name", help="the test's league name (default test-NEW-vs-OLD)")
     p.add_argument("--variant", default="classic")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="the test's seed: its deals then follow from it alone, as secret as it is (default: a"
+        " random seed and deal key, published once the test is finished; docs/league.md#seeds)",
+    )
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--local", action="store_true", help="use the local process pool even with a broker set")
     p.add_argument("--processes", type=int, default=0, help="local pool size")

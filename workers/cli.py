@@ -55,7 +55,13 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--table", type=int, default=4, help="seats per table")
     p.add_argument("--deals", type=int, default=2, help="duplicate deals per table")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="the league's seed: its plan and deals then follow from it alone, as secret as it is"
+        " (default: a random seed and deal key, published once the league is finished;"
+        " docs/league.md#seeds)",
+    )
     p.add_argument(
         "--until-confident",
         type=float,
@@ -123,6 +129,14 @@ def register(sub: Any) -> None:
     p = group.add_parser("list", help="every league")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_guard(cmd_list))
+
+    p = group.add_parser(
+        "verify-deals",
+        help="check every block's deal seed against the seed and deal key published at the league's end",
+    )
+    p.add_argument("name")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_guard(cmd_verify_deals))
 
     p = group.add_parser("migrate", help="bring the store to the newest schema")
     p.set_defaults(func=_guard(cmd_migrate, creates=True))
@@ -268,7 +282,7 @@ def _migrate(engine: Any) -> None:
 
 
 def cmd_create(args: argparse.Namespace, store: _Store) -> int:
-    from workers import entrants, formats_cli
+    from workers import deals, entrants, formats_cli
     from workers import league as leagues
 
     refs = [r.strip() for r in args.bots.split(",") if r.strip()]
@@ -303,6 +317,7 @@ def cmd_create(args: argparse.Namespace, store: _Store) -> int:
         "blocks": len(blocks),
         "matches": len(blocks) * created.table_size,
         "fresh_processes": created.fresh_processes,
+        "deals": _deals_shown(engine, created),
     }
     if stopping is not None:
         info["stopping"] = stopping
@@ -326,7 +341,64 @@ def cmd_create(args: argparse.Namespace, store: _Store) -> int:
         )
         if shown:
             formats_cli.print_format_status(created, *shown)
+        print(deals.describe(info["deals"]))
     return 0
+
+
+def _deals_shown(engine: Any, league: Any) -> dict[str, Any]:
+    """The league's seed and deal key as every output shows them: a commitment until it is finished."""
+    from workers import deals
+    from workers.store import repo
+
+    finished = repo.league_phase(engine, league.id) == "finished"
+    return deals.shown(league.seed, league.deal_key, finished)
+
+
+def cmd_verify_deals(args: argparse.Namespace, engine: Any) -> int:
+    from workers import deals
+    from workers.store import repo
+
+    league = repo.find_league(engine, args.name)
+    if repo.league_phase(engine, league.id) != "finished":
+        raise LeagueCommandError(
+            f"league {league.name} is not finished: its seed and deal key are {deals.SECRET_UNTIL}"
+        )
+    checked = deals.verify(engine, league)
+    wrong = [c for c in checked if not c.ok]
+    shown = deals.shown(league.seed, league.deal_key, True)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "league": league.name,
+                    **shown,
+                    "blocks": len(checked),
+                    "ok": not wrong,
+                    "wrong": [
+                        {
+                            "block": c.block,
+                            "stored": c.stored,
+                            "expected": list(c.expected),
+                            "matches_ok": c.matches_ok,
+                        }
+                        for c in wrong
+                    ],
+                }
+            )
+        )
+        return 0 if not wrong else 1
+    print(f"league {league.name}: {deals.describe(shown)}")
+    for c in wrong:
+        print(
+            f"block {c.block}: stored deal seed {c.stored}, the seed and key give"
+            f" {' or '.join(map(str, c.expected))}"
+            + ("" if c.matches_ok else "; a match played another seed")
+        )
+    print(
+        f"{len(checked) - len(wrong)} of {len(checked)} blocks play the deals the seed and key give"
+        + ("" if not wrong else f"; {len(wrong)} do not")
+    )
+    return 0 if not wrong else 1
 
 
 def _adaptive_stopping(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -492,17 +564,22 @@ def cmd_status(args: argparse.Namespace, engine: Any) -> int:
     from workers.accounts import waiting_blocks
 
     waiting = waiting_blocks(engine, league.id)
+    from workers import deals
+
+    dealt = _deals_shown(engine, league)
     if args.json:
         extra = {"adaptive": rounds} if rounds else {"sprt": test} if test else {}
         extra.update([shown] if (shown := formats_cli.format_status(engine, league)) else [])
         info = {"league": league.name, **status, "waiting": waiting, "fault_reasons": reasons, **extra}
         info["store"] = where
+        info["deals"] = dealt
         print(json.dumps(tables.printable_json(info)))
         return 0
     blocks = ", ".join(f"{k} {v}" for k, v in sorted(status["blocks"].items()))
     faults = ", ".join(f"{k} {v}" for k, v in status["faults"].items() if v) or "none"
     print(f"league {league.name}: blocks {blocks}; {status['matches']} matches; faults: {faults}")
     print(f"store {where}")
+    print(deals.describe(dealt))
     for block in waiting:
         print(f"block {block['block']}: {tables.printable(block['waiting'])}")
     if status["errors"]:

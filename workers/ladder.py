@@ -107,6 +107,10 @@ def _seed(seed: int, entrants: int, number: int) -> int:
     return derive_seed(seed, "ladder", entrants, "block", number)
 
 
+block_seed = _seed
+"""The plan seed of block ``number`` of a round planned for ``entrants`` (:mod:`workers.deals`)."""
+
+
 def first_round(entrants: int, table_size: int, seed: int, rule_: LadderRule) -> list[Block]:
     """The starting entrants' placement: a sampled design, each at ``placement`` tables or a few more."""
     from workers import formats

@@ -20,6 +20,7 @@ from arena.tournament import Block
 from referee.rules.registry import find_variant, make_variant
 from referee.settings import load as load_settings
 from workers import adaptive, entrants, ranking, ratings, rounds
+from workers.deals import draw as draw_seed
 from workers.planning import PlanError, plan_league
 from workers.store import repo
 from workers.store.engine import StoreError, make_engine
@@ -40,6 +41,8 @@ class Planned:
     blocks: tuple[Block, ...]
     stopping: Mapping[str, Any] | None
     fresh_processes: bool = False
+    deal_key: bytes | None = None
+    """The secret key of the deal seeds (:mod:`workers.deals`); ``None`` for a given seed."""
 
 
 def create(engine: Engine, name: str, refs: Sequence[str], **options: Any) -> repo.League:
@@ -56,7 +59,7 @@ def prepare(
     config: Mapping[str, Any] | None = None,
     table_size: int = 4,
     deals: int = 2,
-    seed: int = 1,
+    seed: int | None = None,
     fmt: str = "round-robin",
     stopping: Mapping[str, Any] | None = None,
     fresh_processes: bool = False,
@@ -71,9 +74,11 @@ def prepare(
     (``deals`` is then ignored); the run loops add the next rounds. A sampled league takes its
     size as ``per_bot`` (tables per entrant) or ``tables`` (:mod:`workers.formats`); a ladder
     (``fmt`` ``ladder``) its settings as ``stopping`` (:func:`workers.ladder.rule`, defaults if
-    ``None``) and plans its placement round here.
+    ``None``) and plans its placement round here. Without a ``seed``, the seed and a deal key are
+    drawn from the OS's randomness (:func:`workers.deals.draw`): the deals are secret.
     """
     repo.check_name("league", name)
+    seed, deal_key = draw_seed(seed)
     canonical = find_variant(variant).name
     settings = {**dict(config or {}), "players": table_size}
     make_variant(canonical, settings)  # a bad config fails before anything else
@@ -110,6 +115,7 @@ def prepare(
         tuple(blocks),
         stopping,
         fresh_processes,
+        deal_key,
     )
 
 
@@ -128,6 +134,7 @@ def store(engine: Engine, planned: Planned) -> repo.League:
         planned=[(b.number, b.seed, b.entrants) for b in planned.blocks],
         stopping=planned.stopping,
         fresh_processes=planned.fresh_processes,
+        deal_key=planned.deal_key,
     )
     return repo.find_league(engine, planned.name)
 
@@ -284,6 +291,9 @@ def run_local(
             added = plan_next_round(engine, league)
             if not added:
                 pool.shutdown()
+                if added == 0:
+                    # Every block stored and none to add: finished, its seed and deal key published.
+                    repo.finish_league(engine, league.id)
                 return counts
             if planned:
                 planned(added)

@@ -49,3 +49,14 @@ def plan_league(
         for deal in range(deals):
             blocks.append(Block(len(blocks), (0, *field), derive_seed(seed, "gauntlet", table, "deal", deal)))
     return blocks
+
+
+_TABLE_TAGS = {"round-robin": "table", "gauntlet": "gauntlet", "sampled": "sampled"}
+
+
+def fixed_plan_seed(fmt: str, seed: int, deals: int, number: int) -> int:
+    """The plan seed of block ``number`` of a fixed plan (:func:`plan_league`): its table's
+    ``number // deals``-th table, deal ``number % deals``, whatever the tables are."""
+    if fmt not in _TABLE_TAGS:
+        raise PlanError(f"a {fmt} league has no fixed plan")
+    return derive_seed(seed, _TABLE_TAGS[fmt], number // deals, "deal", number % deals)

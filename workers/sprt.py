@@ -256,10 +256,15 @@ def plan_deals(seed: int, first: int, count: int, entrants: int, settings: Setti
     field = field_of(entrants, settings)
     blocks = []
     for deal in range(first, first + count):
-        deal_seed = derive_seed(seed, KIND, "deal", deal)
-        blocks.append(Block(2 * deal, (settings.new, *field), deal_seed))
-        blocks.append(Block(2 * deal + 1, (settings.base, *field), deal_seed))
+        seed_of_deal = deal_seed(seed, deal)
+        blocks.append(Block(2 * deal, (settings.new, *field), seed_of_deal))
+        blocks.append(Block(2 * deal + 1, (settings.base, *field), seed_of_deal))
     return blocks
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The plan seed of deal ``deal`` (blocks ``2 deal`` and ``2 deal + 1``)."""
+    return derive_seed(seed, KIND, "deal", deal)
 
 
 def first_blocks(seed: int, entrants: int, settings: Settings) -> list[Block]:

@@ -296,6 +296,8 @@ class LowCopy(LowestBot):
     pass
 """
 ADAPTIVE = [
+    "--seed",  # given: no deal key, so the stored rounds are the plan's (checked by replanning them)
+    "1",
     "--table",
     "2",
     "--until-confident",

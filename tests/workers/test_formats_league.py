@@ -167,9 +167,10 @@ def test_a_taken_name_and_adding_to_a_league_that_is_not_a_ladder_are_refused(tm
 
 def ladder_takes_a_newcomer(tmp_path: Path, url: str, env: Mapping[str, str] | None = None) -> None:
     """create → run in the background → add mid-run → placement played → stop; checks it all."""
-    made = sixnimmt(
-        tmp_path, "league", "create", "lad", "--bots", "random,lowest,highest", *LADDER, "--json", env=env
-    )
+    made = sixnimmt(  # a given seed: no deal key, the stored seeds are the plan's (checked below)
+        tmp_path, "league", "create", "lad", "--bots", "random,lowest,highest", *LADDER, "--seed", "1",
+        "--json", env=env,
+    )  # fmt: skip
     assert made.returncode == 0, made.stderr
     assert json.loads(made.stdout)["blocks"] == 3  # placement: 3 bots × 2 tables / 2 seats
     runner = in_background(tmp_path, "league", "run", "lad", "--processes", "2", "--json", env=env)
@@ -289,8 +290,8 @@ def test_a_round_planned_before_an_add_stands_and_the_late_runner_takes_it(
     store = make_engine(f"sqlite:///{tmp_path / 'race.db'}")
     try:
         upgrade(store)
-        made = leagues.create(
-            store, "race", ["random", "lowest", "highest"], table_size=2, deals=1, fmt="ladder",
+        made = leagues.create(  # seed 1 given: no deal key, the stored seeds are the plan's
+            store, "race", ["random", "lowest", "highest"], table_size=2, deals=1, fmt="ladder", seed=1,
             config={"hands": 1, "target": None}, stopping=ladder.rule(placement=2, round_deals=3).to_json(),
         )  # fmt: skip
         store_results(store, made)

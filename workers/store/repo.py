@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Engine, case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from workers.deals import deal_seed
 from workers.store.schema import (
     FAULT_COLUMNS,
     artifacts,
@@ -278,6 +279,8 @@ class League:
     a fixed plan."""
     fresh_processes: bool = False
     """Every block starts its own bot processes (``league create --fresh-processes``), none warm."""
+    deal_key: bytes | None = None
+    """Secret key of the deal seeds (:mod:`workers.deals`); ``None``: the deals follow from the seed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,11 +318,14 @@ def create_league(
     planned: Iterable[tuple[int, int, Sequence[int]]],
     stopping: Mapping[str, Any] | None = None,
     fresh_processes: bool = False,
+    deal_key: bytes | None = None,
 ) -> int:
     """Store a league with its entrants and planned blocks ``(number, seed, entrants)``: all or nothing.
 
     Entrants not stored yet (:class:`NewVersion`: bot files and reference bots named on the command
     line) are stored in the same transaction, so a league that cannot be stored stores no bot either.
+    With a ``deal_key``, each block is stored with the deal seed its plan seed gives under the key
+    (:func:`workers.deals.deal_seed`; :func:`add_blocks` does the same for the blocks added later).
     """
     check_name("league", name)
     for entrant in entrants:
@@ -343,6 +349,7 @@ def create_league(
                     table_size=table_size,
                     deals=deals,
                     seat_key=os.urandom(32),
+                    deal_key=deal_key,
                     stopping=None if stopping is None else dict(stopping),
                     fresh_processes=fresh_processes,
                 )
@@ -355,7 +362,12 @@ def create_league(
             [{"league_id": league_id, "position": i, "bot_version_id": v.id} for i, v in enumerate(versions)],
         )
         rows = [
-            {"league_id": league_id, "number": number, "seed": block_seed, "entrants": list(members)}
+            {
+                "league_id": league_id,
+                "number": number,
+                "seed": deal_seed(deal_key, int(block_seed)),
+                "entrants": list(members),
+            }
             for number, block_seed, members in planned
         ]
         conn.execute(insert(blocks), rows)
@@ -367,9 +379,18 @@ def add_blocks(engine: Engine, league_id: int, planned: Iterable[tuple[int, int,
 
     Idempotent: a block whose number is stored already is skipped when it is the same block
     (two runners that planned the same deterministic round store it once), and refused with
-    :class:`ConflictError` when it is another one.
+    :class:`ConflictError` when it is another one. Seeds are plan seeds: each is stored as the
+    deal seed the league's deal key gives it (:func:`workers.deals.deal_seed`).
     """
-    wanted = {number: (int(seed), [int(p) for p in members]) for number, seed, members in planned}
+    with engine.connect() as conn:
+        found = conn.execute(select(leagues.c.deal_key).where(leagues.c.id == league_id)).first()
+    if found is None:
+        raise NotFoundError(f"no league with id {league_id}")
+    deal_key = None if found.deal_key is None else bytes(found.deal_key)
+    wanted = {
+        number: (deal_seed(deal_key, int(seed)), [int(p) for p in members])
+        for number, seed, members in planned
+    }
     if not wanted:
         return 0
     for _ in range(3):  # another runner may insert the same round between our read and write
@@ -484,6 +505,7 @@ def _league_where(engine: Engine, where: Any, missing: str) -> League:
         bytes(row.seat_key),
         None if row.stopping is None else dict(row.stopping),
         bool(row.fresh_processes),
+        None if row.deal_key is None else bytes(row.deal_key),
     )
 
 
