@@ -24,7 +24,7 @@ from typing import Any
 import grpc
 
 from bot_sdk.bot import Bot
-from bot_sdk.runner import CHANNEL_OPTIONS, RunSummary, _handle, takes_events
+from bot_sdk.runner import CHANNEL_OPTIONS, RunSummary, _handle, takes_events, token_metadata
 from referee import wire
 from referee.settings import load as load_settings
 from sixnimmt.v1 import referee_pb2, referee_pb2_grpc
@@ -183,7 +183,7 @@ def _session(
         stub = referee_pb2_grpc.RefereeStub(channel)
         try:
             # The key in the metadata too: admitted within the key's own limits (docs/protocol.md).
-            for message in stub.Play(requests(), metadata=((wire.TOKEN_METADATA, key),)):
+            for message in stub.Play(requests(), metadata=token_metadata(key)):
                 kind = message.WhichOneof("kind")
                 if kind == "welcome":
                     welcomed = True

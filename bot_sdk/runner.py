@@ -119,7 +119,7 @@ def run(
         try:
             # The token in the metadata too: the referee admits the stream within this token's own
             # limits before reading anything, so no other client's flood can keep it out.
-            for message in stub.Play(requests(), metadata=((wire.TOKEN_METADATA, token),)):
+            for message in stub.Play(requests(), metadata=token_metadata(token)):
                 kind = message.WhichOneof("kind")
                 if kind == "update":
                     _handle(message.update, factory, bots, seats_of, summary, outgoing.put)
@@ -133,6 +133,14 @@ def run(
         finally:
             outgoing.put(None)
     return summary
+
+
+def token_metadata(token: str) -> tuple[tuple[str, str], ...]:
+    """The ``Play`` call's metadata naming ``token`` (none for a token no header can carry: the
+    referee refuses that one at Hello as unknown, where a header would fail the call in gRPC)."""
+    if token.isascii() and token.isprintable() and token == token.strip():
+        return ((wire.TOKEN_METADATA, token),)
+    return ()
 
 
 def takes_events(factory: Callable[[], Bot], setting: str = "auto") -> bool:
