@@ -82,11 +82,13 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
 
 @contextlib.contextmanager
-def dashboard_server(url: str) -> Iterator[str]:
-    """``sixnimmt dashboard`` on a free port of 127.0.0.1 over the store at ``url``."""
+def dashboard_server(url: str, settings: dict[str, str] | None = None) -> Iterator[str]:
+    """``sixnimmt dashboard`` on a free port of 127.0.0.1 over the store at ``url`` (and these
+    ``SIXNIMMT_*`` settings)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")}
     env["SIXNIMMT_DATABASE_URL"] = url
+    env.update(settings or {})
     process = subprocess.Popen(
         [sys.executable, "-m", "bot_sdk.cli", "dashboard", "--port", str(port), "--log-level", "warning"],
         env=env,

@@ -48,6 +48,7 @@ class Leaky(ClassicBot):
 
 @dataclass(frozen=True)
 class Played:
+    url: str
     engine: Engine
     league_id: int
     match_id: int
@@ -97,7 +98,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     assert STDERR_MARKER in detail and REASON_MARKER in detail
     writer.dispose()
     engine = make_engine(url, read_only=True)
-    yield Played(engine, league.id, row.match_id, row.seat, row.exceptions, bot_id)
+    yield Played(url, engine, league.id, row.match_id, row.seat, row.exceptions, bot_id)
     engine.dispose()
 
 
