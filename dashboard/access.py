@@ -55,6 +55,11 @@ class Viewer:
         """
         return self.operator
 
+    def may_read_errors(self) -> bool:
+        """Whether this viewer may read failed blocks' errors: worker and referee exceptions, which
+        can name hosts, paths and the store's own errors. The operator's alone."""
+        return self.operator
+
 
 ANONYMOUS = Viewer()
 OPERATOR = Viewer(operator=True)

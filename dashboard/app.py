@@ -245,7 +245,7 @@ def create_app(engine: Engine | None = None, operator_token: str | None = None) 
 
     def live_view(request: Request) -> dict[str, Any]:
         league_id = _int_arg(request, "league", None, 1, 2**31 - 1)
-        return data.live(db(), league_id) | {"title": "Live", "_poll_ms": LIVE_POLL_MS}
+        return data.live(db(), league_id, viewer_of(request)) | {"title": "Live", "_poll_ms": LIVE_POLL_MS}
 
     league_list_page, league_list_api = both("leagues.html", leagues_view)
     league_page, league_api = both("league.html", league_view)

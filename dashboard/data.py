@@ -224,9 +224,16 @@ def transcript(store: Store, match_id: int) -> str:
         return queries.transcript_body(conn, match_id)
 
 
-def live(store: Store, league_id: int | None) -> dict[str, Any]:
+def live(store: Store, league_id: int | None, viewer: Viewer = ANONYMOUS) -> dict[str, Any]:
+    """The live view; blocks' errors only for a viewer who may read them (else ``None``, with
+    ``error_hidden`` saying there was one)."""
     with store.engine.connect() as conn:
-        return queries.live(conn, league_id)
+        shown = queries.live(conn, league_id)
+    if not viewer.may_read_errors():
+        for block in (*shown["running"], *shown["finished"], *shown["failed"]):
+            block["error_hidden"] = block["error"] is not None
+            block["error"] = None
+    return shown
 
 
 def healthy(store: Store) -> None:

@@ -26,6 +26,7 @@ _log = logging.getLogger("sixnimmt.games")
 HIDDEN = ("hand", "screen")
 """The view fields that hold a seat's secret cards or tiles (every game's view names them so)."""
 
+
 @lru_cache(maxsize=64)
 def renderer(variant: str) -> ModuleType | None:
     """The replay module of the game that plays ``variant`` (its ``GameSpec.replay``), or None:

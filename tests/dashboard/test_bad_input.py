@@ -144,8 +144,15 @@ def test_hostile_error_messages_of_failed_blocks_are_escaped(tmp_path: Path) -> 
             .where(blocks.c.number == 3)
             .values(status="failed", error=f"bot said {SCRIPT_NAME} and {QUOTE_NAME}")
         )
-    with TestClient(create_app(engine)) as client:
-        text = client.get("/live").text
+    token = "an-operator-token-of-this-test"
+    with TestClient(create_app(engine, operator_token=token)) as client:
+        # Blocks' errors are the operator's (they can name hosts and paths): anonymous visitors
+        # see that a block failed, not why.
+        public = client.get("/live").text
+        assert "Failed blocks" in public and "shown to the operator" in public and "bot said" not in public
+        (failed,) = client.get("/api/live").json()["failed"]
+        assert failed["error"] is None and failed["error_hidden"] is True
+        text = client.get("/live", headers={"Authorization": f"Bearer {token}"}).text
         assert "Failed blocks" in text and str(escape(SCRIPT_NAME)) in text
         assert "<script>" not in text and "<b>bold</b>" not in text
         assert client.get(f"/leagues/{league_id}").status_code == 200
