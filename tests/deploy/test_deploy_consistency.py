@@ -135,7 +135,9 @@ def test_secrets_are_referenced_per_key_and_documented(render: str) -> None:
             if ref:
                 assert re.fullmatch(rf"{dk.SECRET}(-[a-z0-9]{{10}})?", ref["name"])
                 referenced.add(ref["key"])
-    assert referenced == {"database-url", "dashboard-database-url", "broker-url", "admin-token"}
+    assert referenced == {
+        "database-url", "dashboard-database-url", "broker-url", "admin-token", "dashboard-operator-token"
+    }  # fmt: skip
     secrets = [o for o in objs if o["kind"] == "Secret" and o["metadata"]["name"].startswith(dk.SECRET)]
     if render == "dev":
         (secret,) = secrets
