@@ -324,3 +324,12 @@ def test_the_cli_refuses_a_short_token_in_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("sixnimmt: error: SIXNIMMT_DASHBOARD_OPERATOR_TOKEN must be at least 16")
     assert len(done.stderr.splitlines()) == 1 and "tiny" not in done.stderr
+
+
+def test_sixnimmt_settings_masks_the_operator_token(tmp_path: Path) -> None:
+    from testkit import sixnimmt
+
+    done = sixnimmt(tmp_path, "settings", env={"SIXNIMMT_DASHBOARD_OPERATOR_TOKEN": TOKEN})
+    assert done.returncode == 0, done.stderr
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("SIXNIMMT_DASHBOARD_OPERATOR_TOKEN")]
+    assert "***" in line and TOKEN not in done.stdout + done.stderr
