@@ -309,6 +309,8 @@ def dispatch_ms(engine: Any, blocks: int) -> float:
     """Median time from ``apply_async`` to the claim in the store, one block at a time, idle workers."""
     from sqlalchemy import select
 
+    from workers import reconcile
+    from workers.messages import BlockMessage
     from workers.store import repo
     from workers.store.schema import blocks as blocks_table
     from workers.tasks import play_block
@@ -319,8 +321,13 @@ def dispatch_ms(engine: Any, blocks: int) -> float:
     for number in range(blocks):
         league = _league(engine, f"dispatch{number}", 1)
         (block,) = repo.blocks_of(engine, league.id)
+        # Started, and its block marked queued (as `league start` does), so the workers take this
+        # message only: their reconciliation sends none of its own.
+        repo.start_league(engine, league.id)
+        repo.mark_queued(engine, block.id, not_since=reconcile.EPOCH)
+        message = BlockMessage.of(engine, league.id, block.id)
         sent = dt.datetime.now(dt.UTC)
-        play_block.delay(block.id)
+        play_block.apply_async(message.args())
         deadline = time.monotonic() + 120
         while repo.get_block(engine, block.id).status != "done":
             if time.monotonic() > deadline:

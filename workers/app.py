@@ -1,5 +1,9 @@
 """The Celery app ``workers.app``: Redis broker from ``SIXNIMMT_BROKER_URL``, results in the store.
 
+A worker needs that setting: without it, it stops with one line (exit status 2) rather than
+take another deployment's messages from some default broker. What it then plays is only its
+own store's started leagues (:mod:`workers.messages`).
+
 Tasks take ids, are idempotent and acknowledged late, so a worker that dies mid-block has its
 block delivered again; ``SIXNIMMT_VISIBILITY_TIMEOUT_S`` bounds how long Redis waits before it
 hands an unacknowledged block to another worker.
@@ -11,9 +15,14 @@ before it releases what is left and stops.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import signal
 import socket
+import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from celery import Celery, signals
@@ -34,10 +43,17 @@ _KEEPALIVE = {
 for 15 s ends it (Linux)."""
 
 
+NO_BROKER = (
+    "a worker takes its blocks from a broker: set SIXNIMMT_BROKER_URL (e.g. redis://HOST:6379/0)"
+    " to the broker its store's leagues are started on"
+)
+"""Why a worker without a broker setting stops (``sixnimmt worker`` and ``celery worker`` alike)."""
+
+
 def make_app() -> Celery:
-    """Build the app from the settings."""
+    """Build the app from the settings (no broker without ``SIXNIMMT_BROKER_URL``: no default)."""
     settings = load_settings()
-    broker = settings.broker_url or "redis://127.0.0.1:6379/0"
+    broker = settings.broker_url or None
     # Every task's runs, retries and durations are counted and logged by one base class.
     app = Celery(
         "sixnimmt", broker=broker, include=["workers.tasks"], task_cls="workers.metrics:ObservedTask"
@@ -66,6 +82,35 @@ def make_app() -> Celery:
 
 
 app = make_app()
+
+
+@signals.celeryd_init.connect
+def _refuse_without_broker(**_: Any) -> None:
+    """A worker started without a broker setting stops here, before it connects anywhere."""
+    if not load_settings().broker_url:
+        print(f"sixnimmt: error: {NO_BROKER}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+_refusals_dir: Path | None = None
+
+
+@signals.worker_init.connect
+def _share_refusal_log(**_: Any) -> None:
+    """Before the pool processes are forked: a directory through which they log each kind of
+    refused message once for the whole worker (workers.messages.RefusalLog)."""
+    global _refusals_dir
+    from workers import messages
+
+    _refusals_dir = Path(tempfile.mkdtemp(prefix="sixnimmt-refused-"))
+    messages.share_refusal_log(_refusals_dir)
+
+
+@signals.worker_shutdown.connect
+def _drop_refusal_log(**_: Any) -> None:
+    if _refusals_dir is not None:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(_refusals_dir)
 
 
 @signals.celeryd_after_setup.connect

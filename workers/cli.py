@@ -141,8 +141,17 @@ def register(sub: Any) -> None:
     p = group.add_parser("migrate", help="bring the store to the newest schema")
     p.set_defaults(func=_guard(cmd_migrate, creates=True))
 
-    p = sub.add_parser("worker", help="run a Celery worker that plays league blocks")
+    p = sub.add_parser(
+        "worker",
+        help="run a Celery worker that plays the blocks of its store's started leagues"
+        " (needs SIXNIMMT_BROKER_URL)",
+    )
     p.add_argument("--concurrency", type=int, default=0, help="worker processes (default: cores)")
+    p.add_argument(
+        "--hostname",
+        help="the worker's node name, unique among the workers of a broker: NAME@HOST, where %%h is"
+        " this machine's host name (Celery's -n; default: celery@%%h)",
+    )
     p.add_argument("--loglevel", default="INFO")
     p.add_argument(
         "--metrics-port",
@@ -849,7 +858,13 @@ def _bytes(size: int | None) -> str:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    port = load_settings().worker_metrics_port if args.metrics_port is None else args.metrics_port
+    settings = load_settings()
+    if not settings.broker_url:
+        from workers.app import NO_BROKER
+
+        print(f"sixnimmt: error: {NO_BROKER}", file=sys.stderr)
+        return 2
+    port = settings.worker_metrics_port if args.metrics_port is None else args.metrics_port
     if port:
         _multiprocess_metrics()  # before the app's import brings in prometheus_client
     from workers.app import app
@@ -861,6 +876,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     argv = ["worker", f"--loglevel={args.loglevel}", "--pool=prefork"]
     if args.concurrency:
         argv.append(f"--concurrency={args.concurrency}")
+    if args.hostname:
+        argv.append(f"--hostname={args.hostname}")
     app.worker_main(argv)
     return 0
 

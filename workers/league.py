@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
@@ -24,6 +24,9 @@ from workers.deals import draw as draw_seed
 from workers.planning import PlanError, plan_league
 from workers.store import repo
 from workers.store.engine import StoreError, make_engine
+
+if TYPE_CHECKING:
+    from workers.messages import BlockMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,7 +306,9 @@ def run_local(
         raise
 
 
-def start(engine: Engine, league: repo.League, *, send: Callable[[int], object] | None = None) -> int:
+def start(
+    engine: Engine, league: repo.League, *, send: Callable[[BlockMessage], object] | None = None
+) -> int:
     """Hand a league to the workers (``league start``); returns how many blocks were queued.
 
     Queues only blocks with no message in the broker already, so starting twice queues nothing
@@ -318,7 +323,8 @@ def start(engine: Engine, league: repo.League, *, send: Callable[[int], object] 
         send or reconcile.celery_send,
         # A broker that cannot be read gets every waiting block (a duplicate message is harmless),
         # and an unreachable one is reported once, by the send that fails.
-        queued=reconcile.queued_block_ids(load_settings().broker_url, warn=False) or set(),
+        queued=reconcile.queued_block_ids(load_settings().broker_url, store=repo.store_id(engine), warn=False)
+        or set(),
         grace_s=0,
     )
     return sum(len(ids) for ids in report.queued.values())
@@ -344,7 +350,7 @@ def run_celery(
     timeout_s: float | None = None,
     notify: Callable[[str], None] | None = None,
     no_worker_s: float = 30.0,
-    send: Callable[[int], object] | None = None,
+    send: Callable[[BlockMessage], object] | None = None,
 ) -> dict[str, int]:
     """Start the league on the workers (:func:`start`) and follow the store until it is finished.
 

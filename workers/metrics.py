@@ -122,6 +122,12 @@ LEAGUE_STALLED_SECONDS = Gauge(
     "Longest time since an open league last stored a block (or was started), at the last pass.",
     multiprocess_mode="max",
 )
+MESSAGES_REFUSED = Counter(
+    "sixnimmt_worker_messages_refused_total",
+    "play_block messages a worker refused and dropped, by reason (workers.messages.Refusal: other_store,"
+    " not_started, other_league, unknown_block, old_format, malformed).",
+    ["reason"],
+)
 REQUEUE_REASONS = ("unqueued", "lease_expired", "next_round")
 for _reason in REQUEUE_REASONS:
     REQUEUED.labels(_reason)

@@ -14,6 +14,10 @@
 - writes the worker's heartbeat (``league run`` warns when no worker has been seen for a while),
   and, when a lease expired, sweeps the directories that dead players left on this host.
 
+Every message it sends names the store, the league and the block (:mod:`workers.messages`); the
+broker's messages count as a block's only when they name this store (a broker shared with
+another store, or messages of the format before store ids, hide no block of this one).
+
 Several workers reconcile at once without a coordinator: expiring a lease is a locked update that
 one of them wins, and a block is queued again only by the worker that moves its ``queued_at``
 (a compare-and-set), at most once per pass interval. A message sent twice anyway costs nothing:
@@ -36,12 +40,13 @@ from typing import Any
 from sqlalchemy import Engine
 
 from workers import lease, metrics
+from workers.messages import TASK, BlockMessage, parse
 from workers.store import repo
 
 log = logging.getLogger(__name__)
 
-Send = Callable[[int], object]
-"""Queues one block: sends ``sixnimmt.play_block(block_id)`` to the broker."""
+Send = Callable[[BlockMessage], object]
+"""Queues one block: sends ``sixnimmt.play_block`` with the message's arguments to the broker."""
 
 QUEUE = "sixnimmt-blocks"
 
@@ -69,9 +74,13 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def queued_block_ids(broker_url: str, queue: str = QUEUE, *, warn: bool = True) -> set[int] | None:
-    """Blocks with a ``play_block`` message in a Redis broker, waiting or held unacknowledged by a
-    worker; ``None`` if the broker cannot be read (or is not Redis)."""
+def queued_block_ids(
+    broker_url: str, queue: str = QUEUE, *, store: str, warn: bool = True
+) -> set[int] | None:
+    """Blocks of the store ``store`` (its id) with a ``play_block`` message in a Redis broker,
+    waiting or held unacknowledged by a worker; ``None`` if the broker cannot be read (or is not
+    Redis). Messages naming another store, or none, are not counted: no worker of this store
+    plays them."""
     if not broker_url.startswith(("redis://", "rediss://", "redis+socket://")):
         return None
     import redis
@@ -98,32 +107,40 @@ def queued_block_ids(broker_url: str, queue: str = QUEUE, *, warn: bool = True) 
         return None
     ids = set()
     for message in [*(json.loads(m) for m in raw), *held]:
-        block_id = _block_of(message)
-        if block_id is not None:
-            ids.add(block_id)
+        named = _message_of(message)
+        if named is not None and named.store == store:
+            ids.add(named.block)
     return ids
 
 
-def _block_of(message: Any) -> int | None:
-    """The block id of a ``sixnimmt.play_block`` message in kombu's JSON envelope."""
+def _message_of(message: Any) -> BlockMessage | None:
+    """What a ``sixnimmt.play_block`` message in kombu's JSON envelope names, if it is well formed."""
     try:
-        if message.get("headers", {}).get("task") != "sixnimmt.play_block":
+        if message.get("headers", {}).get("task") != TASK:
             return None
         body = message["body"]
         if message.get("properties", {}).get("body_encoding") == "base64":
             body = base64.b64decode(body)
-        args = json.loads(body)[0]
-        return int(args[0])
+        args, kwargs = json.loads(body)[:2]
+        named = parse(args, kwargs)
     except (AttributeError, KeyError, TypeError, ValueError, IndexError):
         return None
+    return named if isinstance(named, BlockMessage) else None
 
 
 def _send(
-    engine: Engine, block_ids: Iterable[int], send: Send, report: Pass, reason: str, *, not_since: dt.datetime
+    engine: Engine,
+    league_id: int,
+    block_ids: Iterable[int],
+    send: Send,
+    report: Pass,
+    reason: str,
+    *,
+    not_since: dt.datetime,
 ) -> None:
     for block_id in block_ids:
         if repo.mark_queued(engine, block_id, not_since=not_since):
-            send(block_id)
+            send(BlockMessage.of(engine, league_id, block_id))
             report.sent(reason, block_id)
 
 
@@ -150,7 +167,7 @@ def advance(engine: Engine, league_id: int, send: Send, *, report: Pass | None =
     added = plan_next_round(engine, league)
     if added:
         waiting = [b.id for b in repo.claimable_blocks(engine, league_id)]
-        _send(engine, waiting, send, report, "next_round", not_since=EPOCH)
+        _send(engine, league_id, waiting, send, report, "next_round", not_since=EPOCH)
     # Finished only on the rule's word from a read that saw every block stored: a block stored by
     # another worker since that read may call for a round this call has not planned.
     elif added == 0 and repo.finish_league(engine, league_id):
@@ -195,12 +212,12 @@ def reconcile_league(
         )
     # No other reconciler expired these too: send them whatever queued_at says.
     again = [b.id for b in expired]
-    _send(engine, again, send, report, "lease_expired", not_since=now + dt.timedelta(days=1))
+    _send(engine, league_id, again, send, report, "lease_expired", not_since=now + dt.timedelta(days=1))
     waiting = [b for b in repo.claimable_blocks(engine, league_id) if b.id not in again]
     missing = [b.id for b in waiting if queued is None or b.id not in queued]
     # An unreadable broker: only blocks never queued.
     not_since = now - dt.timedelta(seconds=grace_s) if queued is not None else EPOCH
-    _send(engine, missing, send, report, "unqueued", not_since=not_since)
+    _send(engine, league_id, missing, send, report, "unqueued", not_since=not_since)
     if not waiting and not again and not repo.blocks_of(engine, league_id, ["running"]):
         advance(engine, league_id, send, report=report)
     progress = repo.last_progress(engine, league_id)
@@ -260,7 +277,7 @@ class Reconciler:
             report = reconcile(
                 self.engine,
                 self.send,
-                queued=queued_block_ids(self.broker_url, self.queue),
+                queued=queued_block_ids(self.broker_url, self.queue, store=repo.store_id(self.engine)),
                 grace_s=self.period_s,
             )
         except Exception as exc:
@@ -280,19 +297,19 @@ class Reconciler:
         return report
 
 
-def celery_send(block_id: int) -> None:
-    """Queue ``sixnimmt.play_block(block_id)`` on the app's broker, routed to the worker that holds
-    the block's bots warm if one does (:mod:`workers.warm_routing`), else to the shared queue."""
+def celery_send(message: BlockMessage) -> None:
+    """Queue ``sixnimmt.play_block`` for ``message`` on the app's broker, routed to the worker that
+    holds the block's bots warm if one does (:mod:`workers.warm_routing`), else to the shared queue."""
     from workers import warm_routing
     from workers.tasks import engine, play_block
 
     try:
-        queue = warm_routing.route(engine(), block_id)
+        queue = warm_routing.route(engine(), message.block)
     except Exception as exc:  # a preference only: any worker can play the block
-        log.debug("block %d: no warm route (%s)", block_id, exc)
+        log.debug("block %d: no warm route (%s)", message.block, exc)
         queue = warm_routing.SHARED
     play_block.apply_async(
-        (block_id,), queue=queue, retry=True, retry_policy={"max_retries": 3, "interval_start": 0.5}
+        message.args(), queue=queue, retry=True, retry_policy={"max_retries": 3, "interval_start": 0.5}
     )
 
 

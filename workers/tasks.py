@@ -1,4 +1,4 @@
-"""Celery tasks: ``play_block(block_id)``, retried with backoff on infrastructure errors only."""
+"""Celery tasks: ``play_block(block, league, store)``, retried with backoff on infrastructure errors only."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sqlalchemy.exc import OperationalError
 
 from arena.remote import RemoteError
 from referee.settings import load as load_settings
-from workers import reconcile, warm, warm_routing
+from workers import messages, reconcile, warm, warm_routing
 from workers.app import app
 from workers.execute import BlockError, play_with_pending, worker_name
 from workers.store import repo
@@ -40,8 +40,14 @@ def engine() -> Any:
     retry_jitter=True,
     max_retries=20,
 )
-def play_block(self: Any, block_id: int) -> str:
-    """Play and store one block; a redelivered or duplicated task stores nothing twice."""
+def play_block(self: Any, *args: Any, **kwargs: Any) -> str:
+    """Play and store the block a message names (:class:`workers.messages.BlockMessage`), unless
+    the message is refused (another store's, a league not started: ``refused``, acknowledged and
+    dropped); a redelivered or duplicated task stores nothing twice."""
+    message = messages.accept(engine(), args, kwargs)
+    if message is None:
+        return "refused"
+    block_id = message.block
     worker = f"{self.request.hostname or worker_name()}"
     pool = warm.pool()
     # The block, and pending blocks of its league on the same warm bots as one set of matches.
@@ -64,8 +70,7 @@ def play_block(self: Any, block_id: int) -> str:
     if any(o.status == "stored" for o in outcomes):
         # Whoever stores the last block of a round adds the next one (the reconciliation would too).
         try:
-            league_id = repo.get_block(engine(), block_id).league_id
-            reconcile.advance(engine(), league_id, reconcile.celery_send)
+            reconcile.advance(engine(), message.league, reconcile.celery_send)
         except Exception as exc:
             log.warning("block %d stored; the next round is left to the reconciliation: %s", block_id, exc)
     return outcome.status

@@ -25,6 +25,7 @@ from obskit import assert_bounded, assert_histogram_consistent, free_port, local
 from workers import league as leagues
 from workers import metrics
 from workers.execute import play_block
+from workers.messages import BlockMessage
 from workers.store import repo
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -98,7 +99,10 @@ def test_every_task_run_is_counted_with_its_outcome_and_retry_reason(
 ) -> None:
     import workers.tasks as tasks
 
-    block = repo.blocks_of(engine, _league(engine, ["random", "lowest"], deals=1).id)[0]
+    league = _league(engine, ["random", "lowest"], deals=1)
+    block = repo.blocks_of(engine, league.id)[0]
+    repo.start_league(engine, league.id)  # workers play only started leagues' blocks
+    args = BlockMessage.of(engine, league.id, block.id).args()
     outcomes = {
         o: local("sixnimmt_worker_tasks_total", task=TASK, outcome=o)
         for o in ("succeeded", "retried", "failed")
@@ -108,7 +112,7 @@ def test_every_task_run_is_counted_with_its_outcome_and_retry_reason(
 
     monkeypatch.setenv("SIXNIMMT_DATABASE_URL", f"sqlite:///{tmp_path / 'store.db'}")
     monkeypatch.setattr(tasks, "_engine", None)
-    assert tasks.play_block.apply(args=(block.id,)).get() == "stored"
+    assert tasks.play_block.apply(args=args).get() == "stored"
     tasks._engine.dispose()
 
     # An unreachable store is an infrastructure error: retried (eagerly here) until max_retries.
@@ -117,7 +121,7 @@ def test_every_task_run_is_counted_with_its_outcome_and_retry_reason(
     monkeypatch.setenv("SIXNIMMT_DATABASE_URL", f"sqlite:///{tmp_path / 'gone' / 'store.db'}")
     monkeypatch.setattr(tasks, "_engine", None)
     with caplog.at_level(logging.INFO, logger="workers.metrics"):
-        assert tasks.play_block.apply(args=(block.id,)).failed()
+        assert tasks.play_block.apply(args=args).failed()
     tasks._engine.dispose()
 
     limit = tasks.play_block.max_retries
@@ -129,7 +133,8 @@ def test_every_task_run_is_counted_with_its_outcome_and_retry_reason(
     )
     assert local("sixnimmt_worker_task_duration_seconds_count", task=TASK) - runs == limit + 2
     assert local("sixnimmt_worker_tasks_running", task=TASK) == 0
-    assert f"sixnimmt.play_block({block.id},) attempt 1 failed" not in caplog.text
+    assert f"sixnimmt.play_block{args!r} attempt 1 will be retried" in caplog.text
+    assert f"sixnimmt.play_block{args!r} attempt 1 failed" not in caplog.text
     assert "will be retried: (sqlite3.OperationalError)" in caplog.text
     assert f"attempt {limit + 1} failed: OperationalError" in caplog.text
 
@@ -204,8 +209,8 @@ def test_a_prefork_worker_serves_the_metrics_of_all_its_processes(
         wait_for(ready, 60, "the worker to be ready")
         assert scrape(url).value("sixnimmt_worker_broker_up") == 1
         with app.connection_for_write(redis_url) as connection:
-            for block in blocks:
-                task.apply_async((block.id,), connection=connection)
+            # Started as `league start` starts a league: its messages name the store and league.
+            leagues.start(engine, league, send=lambda m: task.apply_async(m.args(), connection=connection))
         wait_for(
             lambda: all(b.status == "done" for b in repo.blocks_of(engine, league.id)), 240, "every block"
         )

@@ -358,7 +358,8 @@ class CeleryWorker:
     """A real ``celery -A workers.app worker`` subprocess with the store and broker of a test.
 
     ``env`` adds ``SIXNIMMT_*`` settings; the worker's log is kept in :attr:`log_path` and
-    printed by the fixture when a test fails.
+    printed by the fixture when a test fails. ``cli``: started as ``sixnimmt worker`` instead
+    (the same app, with the command's own checks and its ``/metrics`` exporter).
     """
 
     def __init__(
@@ -370,6 +371,7 @@ class CeleryWorker:
         directory: Path,
         concurrency: int = 1,
         env: Mapping[str, str] | None = None,
+        cli: bool = False,
     ) -> None:
         self.name = name
         self.log_path = directory / f"worker-{name}.log"
@@ -395,6 +397,9 @@ class CeleryWorker:
             "--without-mingle",
             "--without-heartbeat",
         ]
+        if cli:
+            argv = [sys.executable, "-m", "bot_sdk.cli", "worker", f"--concurrency={concurrency}"]
+            argv += [f"--hostname={name}@%h", "--loglevel=INFO"]
         self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
             argv,
@@ -532,6 +537,8 @@ class Broker:
 
     ``workers.tasks.play_block`` is bound to ``workers.app.app``, whose broker is read from the
     environment at import; each send here passes this test's broker connection explicitly.
+    Workers play only blocks of started leagues: :meth:`hand_over` starts a league as ``league
+    start`` does but keeps its messages for the test to send when it wants.
     """
 
     def __init__(self, url: str) -> None:
@@ -540,11 +547,46 @@ class Broker:
         self.url = url
         self.connection = app.connection_for_write(url)
 
-    def send(self, block_id: int) -> str:
-        """``play_block.apply_async((block_id,))`` on this broker; returns the task id."""
+    def send(self, message: Any) -> str:
+        """``play_block.apply_async(message.args())`` on this broker; returns the task id."""
         from workers.tasks import play_block
 
-        return str(play_block.apply_async((block_id,), connection=self.connection).id)
+        return str(play_block.apply_async(message.args(), connection=self.connection).id)
+
+    def send_raw(self, *args: Any) -> str:
+        """A ``play_block`` message with these arguments, whatever they are (old or forged ones)."""
+        from workers.tasks import play_block
+
+        return str(play_block.apply_async(args, connection=self.connection).id)
+
+    @staticmethod
+    def hand_over(engine: Any, league: Any) -> dict[int, Any]:
+        """Start ``league`` as ``league start`` does, but return its messages unsent: block id →
+        message.
+
+        Its blocks count as queued for ever (from before the start: no reconciliation running
+        meanwhile sees one unqueued), so the workers' reconciliation sends none of them (the test
+        does), while it goes on with the rest: heartbeats, warm routes, leases, later rounds.
+        """
+        import datetime as dt
+
+        from sqlalchemy import update
+
+        from workers.messages import BlockMessage
+        from workers.store import repo
+        from workers.store.schema import blocks
+
+        with engine.begin() as conn:
+            conn.execute(
+                update(blocks)
+                .where(blocks.c.league_id == league.id)
+                .values(queued_at=dt.datetime(9999, 1, 1, tzinfo=dt.UTC))
+            )
+        repo.start_league(engine, league.id)
+        return {
+            block.id: BlockMessage.of(engine, league.id, block.id)
+            for block in repo.claimable_blocks(engine, league.id)
+        }
 
     def pending(self) -> int:
         """Messages waiting in the queue (not those held by a worker)."""

@@ -5,6 +5,9 @@
   the block is stored once, with the standings of a run where nothing went wrong;
 * the same block delivered twice, at once and after it was stored: stored once.
 
+Each league is started as ``league start`` starts it, but the test sends its messages itself
+(``broker.hand_over``: the workers' reconciliation leaves them to it).
+
 No mocks: PostgreSQL at 127.0.0.1:5432 (a fresh database per test), Redis at 127.0.0.1:6379 (a DB
 of the test's own), workers started as ``python -m celery -A workers.app worker`` with the bots in
 the sandbox, as in production.
@@ -107,10 +110,11 @@ def test_killed_worker_block_is_redelivered_and_stored_once(
     }
     league = _league(engine, "killed", hands=40, deals=3, seed=42)
     first, *rest = repo.blocks_of(engine, league.id)
+    messages = broker.hand_over(engine, league)
 
     worker = celery_workers("doomed", database_url=pg_url, broker_url=redis_url, env=env)
     sent_at = time.monotonic()
-    task = broker.send(first.id)
+    task = broker.send(messages[first.id])
     store.wait(lambda: _running_with_bots(engine, worker, first.id), 60, "the block to be played", 0.02)
     # In the middle of the block: let the bots get into their games (the block takes seconds).
     store.wait(lambda: _bots_up_for(worker, 0.5), 10, "the bots to be playing", 0.02)
@@ -128,7 +132,7 @@ def test_killed_worker_block_is_redelivered_and_stored_once(
     # The rest of the league goes to the queue; a new worker takes it and, once the visibility
     # timeout is over, the killed worker's block too.
     for block in rest:
-        broker.send(block.id)
+        broker.send(messages[block.id])
     successor = celery_workers("successor", database_url=pg_url, broker_url=redis_url, env=env)
     store.wait(lambda: _done(engine, league), 120, "every block of the league to be stored", 0.2)
     assert time.monotonic() - sent_at >= VISIBILITY_S, "redelivered before the visibility timeout"
@@ -142,8 +146,8 @@ def test_killed_worker_block_is_redelivered_and_stored_once(
     # A clean run of the same league (same seed, same secret seat key) gives the same games and
     # the same standings.
     clean = _same_league(engine, league, "clean")
-    for block in repo.blocks_of(engine, clean.id):
-        broker.send(block.id)
+    for message in broker.hand_over(engine, clean).values():
+        broker.send(message)
     store.wait(lambda: _done(engine, clean), 120, "the clean league to be stored", 0.2)
     clean_facts = store.facts(engine, clean.id)
     store.assert_once(clean_facts, table_size=TABLE)
@@ -176,6 +180,7 @@ def test_duplicated_delivery_stores_nothing_twice(
 ) -> None:
     league = _league(engine, "twice", hands=2, deals=2, seed=7)
     a, b = repo.blocks_of(engine, league.id)
+    messages = broker.hand_over(engine, league)
     # Two pool processes, so both copies of a block could be played at the same time; a short
     # lease, so a copy turned away looks again soon.
     lease = {"SIXNIMMT_LEASE_S": "5", "SIXNIMMT_LEASE_RENEW_S": "1"}
@@ -184,7 +189,7 @@ def test_duplicated_delivery_stores_nothing_twice(
     # The same block twice at once: one copy claims and plays it under a lease; the other finds
     # the lease live and looks again later, when the block is stored, and does nothing. The
     # block is never played twice at once.
-    at_once = [broker.send(a.id), broker.send(a.id)]
+    at_once = [broker.send(messages[a.id]), broker.send(messages[a.id])]
 
     def finished(tasks: list[str]) -> bool:
         outcomes = worker.task_outcomes()
@@ -198,7 +203,7 @@ def test_duplicated_delivery_stores_nothing_twice(
     assert results == ["succeeded: 'done already'", "succeeded: 'stored'"], outcomes
 
     # Once more after it was stored, and the other block twice in a row.
-    later = [broker.send(a.id), broker.send(b.id), broker.send(b.id)]
+    later = [broker.send(messages[a.id]), broker.send(messages[b.id]), broker.send(messages[b.id])]
     store.wait(lambda: finished(later), 120, "the later copies to finish", 0.2)
     outcomes = worker.task_outcomes()
     assert outcomes[later[0]] == ["succeeded: 'done already'"]

@@ -81,7 +81,13 @@ def test_a_started_league_finishes_alone_even_when_the_broker_loses_its_messages
     env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": redis_url, **FAST}
     league = leagues.create(
         # Blocks and hands enough that blocks wait in the queue while one plays, warm bots and all.
-        engine, "alone", BOTS, config={"hands": 20, "target": None}, table_size=TABLE, deals=8, seed=9
+        engine,
+        "alone",
+        BOTS,
+        config={"hands": 20, "target": None},
+        table_size=TABLE,
+        deals=8,
+        seed=9,
     )
     started = _cli("league", "start", "alone", env=env)
     out, err = started.communicate(timeout=60)
@@ -280,10 +286,11 @@ def test_sigterm_past_the_grace_period_releases_the_block(
         engine, "long", BOTS, config={"hands": 200, "target": None}, table_size=TABLE, deals=1, seed=8
     )
     block = repo.blocks_of(engine, league.id)[0]
+    message = broker.hand_over(engine, league)[block.id]
     worker = celery_workers(
         "graceful", database_url=pg_url, broker_url=redis_url, env={**FAST, "SIXNIMMT_SHUTDOWN_GRACE_S": "2"}
     )
-    broker.send(block.id)
+    broker.send(message)
     store.wait(lambda: len(worker.bot_processes()) >= TABLE, 60, "the block to be played", 0.05)
     stopped_at = time.monotonic()
     worker.process.send_signal(signal.SIGTERM)  # the main process only, as Kubernetes does
@@ -292,4 +299,4 @@ def test_sigterm_past_the_grace_period_releases_the_block(
     after = repo.get_block(engine, block.id)
     assert after.status == "pending" and after.claimed_by is None, after
     assert "released blocks" in worker.log()
-    assert reconcile.queued_block_ids(redis_url) is not None
+    assert reconcile.queued_block_ids(redis_url, store=repo.store_id(engine)) is not None

@@ -25,6 +25,7 @@ from sqlalchemy import Engine, update
 from test_store import engine, make_league, played, version  # noqa: F401 - the store fixture on both databases
 
 from workers import lease, reconcile
+from workers.messages import BlockMessage
 from workers.store import repo
 from workers.store.schema import blocks
 
@@ -89,31 +90,41 @@ def test_reconciling_queues_what_has_no_message_and_what_lost_its_lease(
     league = make_league(engine)
     a, b, c = repo.blocks_of(engine, league.id)
     sent: list[int] = []
+    store = repo.store_id(engine)
 
-    def send(block_id: int) -> None:
-        broker.send(block_id)
-        sent.append(block_id)
+    def queued() -> set[int] | None:
+        return reconcile.queued_block_ids(redis_url, store=store)
+
+    def send(message: BlockMessage) -> None:
+        assert (message.store, message.league) == (store, league.id)
+        broker.send(message)
+        sent.append(message.block)
 
     # Not started: the reconciliation leaves the league alone.
     assert reconcile.reconcile(engine, send, queued=set(), grace_s=0).leagues == 0
     repo.start_league(engine, league.id)
-    broker.send(a.id)  # a already has a message waiting
-    assert reconcile.queued_block_ids(redis_url) == {a.id}
+    broker.send(BlockMessage.of(engine, league.id, a.id))  # a already has a message waiting
+    # Messages for b that no worker of this store plays hide nothing: another store's, and one
+    # in the format before messages named their store.
+    broker.send(BlockMessage("f" * 32, league.id, b.id))
+    broker.send_raw(b.id)
+    assert reconcile.queued_block_ids(redis_url, store="f" * 32) == {b.id}
+    assert queued() == {a.id}
     claim_c = repo.claim_block(engine, c.id, "dead", lease_s=60)
     assert claim_c is not None
 
-    first = reconcile.reconcile(engine, send, queued=reconcile.queued_block_ids(redis_url), grace_s=60)
+    first = reconcile.reconcile(engine, send, queued=queued(), grace_s=60)
     assert first.queued == {"unqueued": [b.id]} and sent == [b.id]
-    assert reconcile.queued_block_ids(redis_url) == {a.id, b.id}
+    assert queued() == {a.id, b.id}
     # A second reconciler right after sends nothing: the messages are there.
-    again = reconcile.reconcile(engine, send, queued=reconcile.queued_block_ids(redis_url), grace_s=60)
+    again = reconcile.reconcile(engine, send, queued=queued(), grace_s=60)
     assert again.queued == {} and sent == [b.id]
 
     # The broker restarts empty. Within the grace period a block queued by a reconciler is not
     # sent again (a was sent by hand, never by a reconciler); after it, every waiting block is.
     broker_client = redis.Redis.from_url(redis_url)
     broker_client.flushdb()
-    assert reconcile.queued_block_ids(redis_url) == set()
+    assert queued() == set()
     assert reconcile.reconcile(engine, send, queued=set(), grace_s=60).queued == {"unqueued": [a.id]}
     assert reconcile.reconcile(engine, send, queued=set(), grace_s=0).queued == {"unqueued": [a.id, b.id]}
     # A broker that cannot be read: only blocks never queued would be sent (none here).
@@ -121,7 +132,7 @@ def test_reconciling_queues_what_has_no_message_and_what_lost_its_lease(
 
     # c's worker died: once its lease is over, c is given back and queued again.
     _expire(engine, c.id)
-    expired = reconcile.reconcile(engine, send, queued=reconcile.queued_block_ids(redis_url), grace_s=60)
+    expired = reconcile.reconcile(engine, send, queued=queued(), grace_s=60)
     assert expired.queued == {"lease_expired": [c.id]}
     assert [(x.id, x.claimed_by) for x in expired.expired] == [(c.id, "dead")]
     assert repo.get_block(engine, c.id).status == "pending"
@@ -156,12 +167,12 @@ def test_runners_that_each_add_the_same_round_send_each_block_once(
     repo.start_league(engine, league.id)
     # Every runner's plan_next_round answers as if it had added the round itself.
     monkeypatch.setattr(league_module, "plan_next_round", lambda store, lg: len(repo.blocks_of(store, lg.id)))
-    sent: list[int] = []
+    sent: list[BlockMessage] = []
     reports = [reconcile.advance(engine, league.id, sent.append) for _ in range(3)]
     ids = [b.id for b in repo.blocks_of(engine, league.id)]
     assert reports[0].queued == {"next_round": ids}
     assert [r.queued for r in reports[1:]] == [{}, {}]
-    assert sent == ids
+    assert sent == [BlockMessage(repo.store_id(engine), league.id, block_id) for block_id in ids]
 
 
 def test_a_league_is_not_finished_by_a_runner_that_saw_a_block_still_in_play(
@@ -199,13 +210,13 @@ def test_a_league_is_not_finished_by_a_runner_that_saw_a_block_still_in_play(
         return seen
 
     monkeypatch.setattr(repo, "blocks_of", read_then_other_worker_stores)
-    sent: list[int] = []
+    sent: list[BlockMessage] = []
     report = reconcile.advance(engine, league.id, sent.append)
     assert report.finished == [] and report.queued == {} and sent == []
     assert repo.league_phase(engine, league.id) == "started"
     monkeypatch.setattr(repo, "blocks_of", read)
     report = reconcile.advance(engine, league.id, sent.append)
-    assert report.finished == [] and report.queued["next_round"] == sent and sent
+    assert report.finished == [] and report.queued["next_round"] == [m.block for m in sent] and sent
     assert len(repo.blocks_of(engine, league.id)) == 3 + len(sent)
 
 

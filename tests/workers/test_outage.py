@@ -58,8 +58,8 @@ def test_database_outage_mid_league_loses_nothing(
         worker = celery_workers(
             "outage", database_url=url, broker_url=redis_url, env={"SIXNIMMT_VISIBILITY_TIMEOUT_S": "300"}
         )
-        for block in blocks:
-            broker.send(block.id)
+        for message in broker.hand_over(engine, league).values():
+            broker.send(message)
 
         # Crash the database while the league is under way: some blocks stored, one being played.
         def under_way() -> bool:

@@ -10,11 +10,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sqlalchemy import update
 
 from workers import league as leagues
 from workers import warm_routing
 from workers.store import repo
 from workers.store.engine import make_engine
+from workers.store.schema import blocks as blocks_table
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("celery-services")]
 
@@ -31,10 +33,16 @@ def engine(pg_url: str) -> Iterator[Any]:
     engine.dispose()
 
 
-def _send(broker: Any, block_id: int, queue: str) -> None:
+def _send(broker: Any, message: Any, queue: str) -> None:
     from workers.tasks import play_block
 
-    play_block.apply_async((block_id,), connection=broker.connection, queue=queue)
+    play_block.apply_async(message.args(), connection=broker.connection, queue=queue)
+
+
+def _never_queued(engine: Any, block_ids: list[int]) -> None:
+    """Leave these blocks to the reconciliation, as if nobody had sent their messages."""
+    with engine.begin() as conn:
+        conn.execute(update(blocks_table).where(blocks_table.c.id.in_(block_ids)).values(queued_at=None))
 
 
 def _played_by(engine: Any, block_id: int, timeout: float = 90) -> str:
@@ -62,12 +70,13 @@ def test_blocks_prefer_the_warm_worker_and_fall_back_once_it_is_gone(
         for name in ("warm-a", "warm-b")
     }
     league = leagues.create(engine, "routed", BOTS, config={"hands": 1, "target": None}, deals=7, seed=4)
+    messages = broker.hand_over(engine, league)
     blocks = repo.blocks_of(engine, league.id)
     versions = warm_routing.block_versions(engine, blocks[0].id)
     assert len(versions) == 4
     assert warm_routing.queue_for(versions, broker_url=redis_url) == warm_routing.SHARED  # nobody is warm
 
-    _send(broker, blocks[0].id, warm_routing.SHARED)
+    _send(broker, messages[blocks[0].id], warm_routing.SHARED)
     holder = _played_by(engine, blocks[0].id)
     deadline = time.monotonic() + 30
     while set(versions) - _live(redis_url).get(holder, set()):
@@ -76,7 +85,7 @@ def test_blocks_prefer_the_warm_worker_and_fall_back_once_it_is_gone(
     for block in blocks[1:4]:
         queue = warm_routing.queue_for(warm_routing.block_versions(engine, block.id), broker_url=redis_url)
         assert queue == warm_routing.worker_queue(holder)
-        _send(broker, block.id, queue)
+        _send(broker, messages[block.id], queue)
         assert _played_by(engine, block.id) == holder
     time.sleep(4)  # longer than the set lives: the worker's main process keeps it alive while it runs
     assert warm_routing.queue_for(versions, broker_url=redis_url) == warm_routing.worker_queue(holder)
@@ -90,13 +99,14 @@ def test_blocks_prefer_the_warm_worker_and_fall_back_once_it_is_gone(
         assert time.monotonic() < deadline
         time.sleep(0.2)
     assert warm_routing.queue_for(versions, broker_url=redis_url) == warm_routing.SHARED
-    _send(broker, blocks[4].id, warm_routing.SHARED)
+    _send(broker, messages[blocks[4].id], warm_routing.SHARED)
     assert _played_by(engine, blocks[4].id).startswith(f"{other.name}@")
 
     # A block sent to the dead worker's own queue is not counted as queued: the reconciliation
-    # of the live worker sends it again, and the live worker plays it (the league started now).
-    _send(broker, blocks[5].id, warm_routing.worker_queue(holder))
-    repo.start_league(engine, league.id)
+    # of the live worker sends it again, and the live worker plays it (once the test leaves the
+    # last two blocks to the reconciliation).
+    _send(broker, messages[blocks[5].id], warm_routing.worker_queue(holder))
+    _never_queued(engine, [blocks[5].id, blocks[6].id])
     assert _played_by(engine, blocks[5].id).startswith(f"{other.name}@")
     assert _played_by(engine, blocks[6].id).startswith(f"{other.name}@")
     facts = repo.league_counts(engine, league.id)

@@ -7,14 +7,16 @@ import hashlib
 import json
 import os
 import re
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Engine, case, func, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Engine, case, func, insert, inspect, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 
 from workers.deals import deal_seed
+from workers.store.engine import StoreError
 from workers.store.schema import (
     FAULT_COLUMNS,
     artifacts,
@@ -26,6 +28,7 @@ from workers.store.schema import (
     matches,
     ratings,
     seat_results,
+    store_identity,
     transcripts,
     workers,
 )
@@ -886,6 +889,42 @@ def transcript(engine: Engine, match_id: int) -> dict[str, Any]:
 
 
 # -- leagues handed to the workers: leases, reconciliation, heartbeats ----------------------------
+
+
+class StoreIdentityError(StoreError):
+    """The store has no id: it is older than the schema that writes one (``league migrate``)."""
+
+
+_STORE_IDS: weakref.WeakKeyDictionary[Engine, str] = weakref.WeakKeyDictionary()
+
+
+def store_id(engine: Engine) -> str:
+    """The store's id, written once at migration (``store_identity``): every message to the
+    workers names it, and a worker plays only messages that name its own store's.
+
+    Read once per engine (it never changes). :class:`StoreIdentityError` (a :class:`StoreError`,
+    which the workers retry) while the store is not migrated yet.
+    """
+    known = _STORE_IDS.get(engine)
+    if known is not None:
+        return known
+    try:
+        with engine.connect() as conn:
+            known = conn.execute(select(store_identity.c.id)).scalar()
+    except (OperationalError, ProgrammingError):
+        # No such table: a store of an older schema has its leagues but no id; anything else
+        # (no schema at all, a database that cannot be reached) is the error it is.
+        tables = inspect(engine)
+        if tables.has_table(store_identity.name) or not tables.has_table(leagues.name):
+            raise
+        known = None
+    if not known:
+        raise StoreIdentityError(
+            "the store has no id yet (a schema older than its messages to the workers):"
+            " bring it up to date with 'sixnimmt league migrate'"
+        )
+    _STORE_IDS[engine] = str(known)
+    return str(known)
 
 
 def start_league(engine: Engine, league_id: int) -> None:
