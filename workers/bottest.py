@@ -215,8 +215,8 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
     p.add_argument(
         "--seed",
         type=int,
-        help="the test's seed: its deals then follow from it alone, as secret as it is (default: a"
-        " random seed and deal key, published once the test is finished; docs/league.md#seeds)",
+        help="the test's seed: its deals then follow from it alone, as secret as it is (default: a random"
+        " seed and deal key, published once the test is finished; docs/league.md#seeds-and-secrets)",
     )
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--local", action="store_true", help="use the local process pool even with a broker set")

@@ -60,7 +60,7 @@ def register(sub: Any) -> None:
         type=int,
         help="the league's seed: its plan and deals then follow from it alone, as secret as it is"
         " (default: a random seed and deal key, published once the league is finished;"
-        " docs/league.md#seeds)",
+        " docs/league.md#seeds-and-secrets)",
     )
     p.add_argument(
         "--until-confident",
