@@ -312,36 +312,32 @@ def create_app(engine: Engine | None = None, operator_token: str | None = None) 
 
     # -- the operator's sign-in --
 
-    def signin_form(request: Request, status: int = 200, failed: bool = False) -> Response:
-        root = request.scope.get("root_path", "")
-        context = {
-            "title": "Operator sign-in",
-            "failed": failed,
-            "next": local_path(request.query_params.get("next"), root),
-        }
+    def signin_page(request: Request, target: str, status: int = 200) -> Response:
+        context = {"title": "Operator sign-in", "failed": status != 200, "next": target}
         return page(request, "signin.html", context, status)
+
+    def signin_form(request: Request) -> Response:
+        return signin_page(
+            request, local_path(request.query_params.get("next"), request.scope.get("root_path", ""))
+        )
 
     async def signin(request: Request) -> Response:
         """The form's token: right, a session cookie and back to where the operator was; else a
-        bare 401 (the same whether no token is configured, the token is wrong or the form is bad)."""
+        bare 401, the same whatever went wrong (no token configured, a wrong one, another site's
+        form, a body too big or malformed)."""
         root = request.scope.get("root_path", "")
         body = b""
         async for chunk in request.stream():
             body += chunk
             if len(body) > MAX_FORM_BYTES:
-                return page(
-                    request,
-                    "signin.html",
-                    {"title": "Operator sign-in", "failed": True, "next": f"{root}/"},
-                    401,
-                )
-        form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
-        token = (form.get("token") or [""])[0]
+                return signin_page(request, f"{root}/", 401)
+        try:
+            form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
+        except ValueError:  # more fields than the form has
+            return signin_page(request, f"{root}/", 401)
         target = local_path((form.get("next") or [""])[0], root)
-        if not _same_origin(request) or not auth.token_matches(token):
-            return page(
-                request, "signin.html", {"title": "Operator sign-in", "failed": True, "next": target}, 401
-            )
+        if not _same_origin(request) or not auth.token_matches((form.get("token") or [""])[0]):
+            return signin_page(request, target, 401)
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(
             SESSION_COOKIE,

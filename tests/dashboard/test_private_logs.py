@@ -275,8 +275,15 @@ def test_an_expired_session_is_anonymous() -> None:
 
 @pytest.mark.parametrize(
     "form",
-    [{"token": TOKEN + "x"}, {"token": ""}, {}, {"token": TOKEN.upper()}],
-    ids=["wrong", "empty", "none", "case"],
+    [
+        {"token": TOKEN + "x"},
+        {"token": ""},
+        {},
+        {"token": TOKEN.upper()},
+        {"token": TOKEN, **{f"f{i}": "x" for i in range(8)}},
+        {"token": TOKEN, "pad": "x" * 5000},
+    ],
+    ids=["wrong", "empty", "none", "case", "many-fields", "too-big"],
 )
 def test_a_failed_sign_in_is_a_401_that_says_nothing_more(
     played: Played, form: dict[str, str], caplog: pytest.LogCaptureFixture
