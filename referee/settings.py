@@ -110,7 +110,11 @@ class Settings:
         " ~/.local/share/sixnimmt), created only by `league create`, `bot submit`, `bot test` and"
         " `league migrate`",
     )
-    broker_url: str = _setting("", "Celery broker, e.g. redis://127.0.0.1:6379/0; empty: a local pool")
+    broker_url: str = _setting(
+        "",
+        "Celery broker, e.g. redis://127.0.0.1:6379/0; empty: `league run` plays on a local pool, and"
+        " `sixnimmt worker` does not start",
+    )
     visibility_timeout_s: int = _setting(
         3600, "seconds before Redis hands a block whose worker died (unacknowledged) to another worker"
     )
