@@ -36,9 +36,9 @@ _ESCAPES = re.compile(
     """,
     re.VERBOSE,
 )
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""C0 but tab and newline, DEL, C1, and the bidirectional marks and overrides (which reorder
-what a reader sees)."""
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+"""C0 but tab and newline, DEL, C1, the line and paragraph separators, and the bidirectional
+marks and overrides (which reorder what a reader sees)."""
 _BREAKS = re.compile("[\t\n]")
 
 
