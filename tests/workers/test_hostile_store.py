@@ -83,15 +83,8 @@ def counts(engine: Engine) -> dict[str, int]:
 # -- squatting -------------------------------------------------------------------------------
 
 
-RESERVED = [
-    "remote/alice",
-    "Remote/alice",
-    "classic/heuristic",
-    "6nimmt/heuristic",
-    "board/mine",
-    "heuristic",
-    "MC",
-]
+RESERVED = ["remote/alice", "classic/heuristic", "heuristic"]
+"""Through the CLI; every kind of reserved name is checked in process below."""
 
 
 @pytest.mark.slow
@@ -148,7 +141,7 @@ def test_an_account_never_plays_code_stored_under_its_name(engine: Engine) -> No
 
 def test_reserved_names_follow_the_installed_games() -> None:
     from referee.rules.spec import installed_variants
-    from workers.submit import reserved_because
+    from workers.submit import check_submitted_name, reserved_because
 
     for cls in installed_variants():
         for name in (cls.name, *cls.aliases):
@@ -156,6 +149,9 @@ def test_reserved_names_follow_the_installed_games() -> None:
             assert reserved_because(f"{name}-fan/anything") is None
     assert reserved_because("remote/x") and reserved_because("random") and reserved_because("lowest")
     assert reserved_because("alice") is None and reserved_because("heuristic-v2") is None
+    for name in ["Remote/alice", "6nimmt/heuristic", "board/mine", "Junior/x", "MC", "highest"]:
+        with pytest.raises(SubmissionError, match="is reserved"):
+            check_submitted_name(name)
 
 
 # -- a swapped archive -------------------------------------------------------------------------
