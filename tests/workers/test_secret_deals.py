@@ -25,7 +25,7 @@ from dashboard.app import create_app
 from workers import adaptive, bottest, deals, ladder
 from workers import league as leagues
 from workers.artifacts import pack
-from workers.planning import plan_league
+from workers.planning import fixed_plan_seed, plan_league
 from workers.store import repo, schema
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
@@ -68,6 +68,13 @@ def test_a_league_without_a_seed_draws_one_and_a_key_and_stores_keyed_deal_seeds
     assert len(set(stored_seeds(engine, one))) == len(plan), "no two blocks share a deal"
     # Knowing the seed is not enough: the seed's old derivation gives none of the deals.
     assert all(c.ok for c in deals.verify(engine, one)) and len(deals.verify(engine, one)) == 6
+
+
+@pytest.mark.parametrize("fmt", ["round-robin", "gauntlet", "sampled"])
+def test_a_fixed_plan_s_block_seeds_follow_from_the_seed_and_block_number(fmt: str) -> None:
+    """What verification recomputes (``fixed_plan_seed``) is what planning made, format by format."""
+    blocks = plan_league(fmt, 5, 3, 2, 99, **({"per_bot": 3} if fmt == "sampled" else {}))
+    assert [fixed_plan_seed(fmt, 99, 2, b.number) for b in blocks] == [b.seed for b in blocks]
 
 
 def test_a_given_seed_and_a_league_made_before_keys_keep_their_deals(engine: Engine) -> None:
