@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import pytest
 
@@ -163,3 +164,37 @@ def test_the_limits_are_settings_and_the_per_stream_ones_cannot_be_zero() -> Non
     for name in ("SIXNIMMT_MAX_HELLO_STREAMS_PER_PEER", "SIXNIMMT_MAX_HELLO_STREAMS_PER_TOKEN"):
         with pytest.raises(SettingsError, match=name):
             load({name: "0"})
+
+
+def test_grpc_tells_a_unix_socket_stream_from_a_tcp_one(tmp_path: Path) -> None:
+    """What the pools rely on: ``context.peer()`` of this gRPC, as :func:`peer_address` reads it."""
+    import grpc
+
+    from referee.server.admission import peer_address
+
+    seen: list[str] = []
+
+    async def handler(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        seen.append(context.peer())
+        return b""
+
+    async def body() -> None:
+        server = grpc.aio.server()
+        method = grpc.unary_unary_rpc_method_handler(handler)
+        server.add_generic_rpc_handlers(
+            [grpc.method_handlers_generic_handler("probe.Probe", {"Peer": method})]
+        )
+        server.add_insecure_port(f"unix:{tmp_path / 'probe.sock'}")
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        try:
+            for address in (f"unix:{tmp_path / 'probe.sock'}", f"127.0.0.1:{port}"):
+                async with grpc.aio.insecure_channel(address) as channel:
+                    await channel.unary_unary("/probe.Probe/Peer")(b"", timeout=10)
+        finally:
+            await server.stop(None)
+
+    asyncio.run(body())
+    unix, tcp = seen
+    assert unix.startswith("unix:") and peer_address(unix) is None
+    assert tcp.startswith("ipv4:127.0.0.1:") and peer_address(tcp) == "127.0.0.1"
