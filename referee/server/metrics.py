@@ -6,7 +6,8 @@ match and the kind of a fault; never a match, bot, entrant or token. Who feeds w
 * the driver reports decisions and faults through :class:`MetricsObserver` (a
   :class:`~referee.driver.MatchObserver`), so the driver itself imports no metrics library;
 * the state counts matches as they start and end (:func:`match_started`, :func:`match_ended`);
-* the servicer counts bot streams (:data:`BOT_CONNECTIONS`).
+* the servicer counts bot streams (:data:`BOT_CONNECTIONS`) and those it refused before their
+  Hello (:data:`STREAMS_REFUSED`).
 
 ``sixnimmt referee serve`` serves them on ``SIXNIMMT_REFEREE_METRICS_PORT``. In a league the
 referee runs inside each Celery pool process (``arena.referee_thread``), and these metrics go
@@ -97,9 +98,21 @@ BOT_CONNECTIONS = Gauge(
     multiprocess_mode="livesum",
 )
 
+STREAMS_REFUSED = Counter(
+    "sixnimmt_referee_streams_refused_total",
+    "Bot streams ended before their Hello was read, by why: unknown_token (the metadata's),"
+    " token_limit (over its own token's limits: charged to its seats), peer_rate (a TCP address"
+    " over its rate), room (closed to make room in a full pool), no_hello (none in time).",
+    ["reason"],
+)
+REFUSALS = ("unknown_token", "token_limit", "peer_rate", "room", "no_hello")
+"""The reasons of :data:`STREAMS_REFUSED`: a flood shows as a rate of one of them."""
+
 for _variant in VARIANTS:  # every series exists from the start, so rate() sees the first fault
     for _kind in FaultKind:
         FAULTS.labels(_variant.name, _kind.value)
+for _reason in REFUSALS:
+    STREAMS_REFUSED.labels(_reason)
 
 
 DECISIONS_PER_FLUSH = 256

@@ -298,6 +298,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
             try:
                 return self.admission.anonymous(context.peer())
             except Refused as exc:
+                metrics.STREAMS_REFUSED.labels("peer_rate").inc()
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         links: list[EntrantLink | StandingLink]
         try:
@@ -308,12 +309,14 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 link = self.state.link(named)
                 credential, links = f"token:{named}", [link]
         except UnknownTokenError as exc:
+            metrics.STREAMS_REFUSED.labels("unknown_token").inc()
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
         except RemoteError as exc:
             await context.abort(status_of(exc), str(exc))
         try:
             return self.admission.named(credential)
         except Flooded as exc:
+            metrics.STREAMS_REFUSED.labels("token_limit").inc()
             if exc.charge:
                 charge_flood(links, exc.reason)
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, exc.reason)
@@ -341,7 +344,9 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                 except StopAsyncIteration:
                     pass  # the stream ended before any message
             elif ticket.evicted is not None and ticket.evicted.done():
+                metrics.STREAMS_REFUSED.labels("room").inc()
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, ticket.evicted.result())
+            metrics.STREAMS_REFUSED.labels("no_hello").inc()
             await context.abort(
                 grpc.StatusCode.DEADLINE_EXCEEDED, f"send Hello first, within {s.hello_ms} ms"
             )

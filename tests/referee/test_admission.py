@@ -198,3 +198,34 @@ def test_grpc_tells_a_unix_socket_stream_from_a_tcp_one(tmp_path: Path) -> None:
     unix, tcp = seen
     assert unix.startswith("unix:") and peer_address(unix) is None
     assert tcp.startswith("ipv4:127.0.0.1:") and peer_address(tcp) == "127.0.0.1"
+
+
+def test_refused_streams_are_counted_by_why(tmp_path: Path) -> None:
+    """A flood shows on /metrics: the referee in this process, its counter read from the registry."""
+    import grpc
+    from prometheus_client import REGISTRY
+
+    from referee.server.app import start_referee
+
+    def count(reason: str) -> float:
+        return REGISTRY.get_sample_value("sixnimmt_referee_streams_refused_total", {"reason": reason}) or 0.0
+
+    async def body() -> None:
+        address = f"unix:{tmp_path / 'referee.sock'}"
+        running = await start_referee(address, load({"SIXNIMMT_HELLO_MS": "100"}))
+        try:
+            async with grpc.aio.insecure_channel(address) as channel:
+                play = channel.stream_stream(
+                    "/sixnimmt.v1.Referee/Play", request_serializer=None, response_deserializer=None
+                )
+                for metadata in ((("sixnimmt-token", "0" * 48),), None):
+                    call = play(metadata=metadata, timeout=10)
+                    with pytest.raises(grpc.aio.AioRpcError):
+                        await call.read()
+        finally:
+            await running.stop(0)
+
+    before = {reason: count(reason) for reason in ("unknown_token", "no_hello")}
+    asyncio.run(body())
+    assert count("unknown_token") == before["unknown_token"] + 1
+    assert count("no_hello") == before["no_hello"] + 1
