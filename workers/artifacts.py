@@ -106,21 +106,25 @@ def pack(
     if path.is_symlink():
         raise SubmissionError(f"{path} is a symbolic link; submit regular files only")
     single = path.is_file()
-    if single:
-        if path.suffix != ".py":
-            raise SubmissionError(f"{path} is not a .py file (a directory needs a {MANIFEST} entry point)")
-        root = path.parent
-        listed = [_Listed.of(_check_file(path, path.name), path.name)]
-    else:
-        root = path
-        listed = sorted(_files(path, limits), key=lambda item: item.name)
-    for item in listed:
-        limits.check_name(item.name)
-    total = sum(item.size for item in listed)
-    if total > limits.max_bytes:
-        raise SubmissionError(f"the submission is {total} bytes; the limit is {limits.max_bytes}")
-    # Read once, each the very file listed; everything below (the entry point too) uses these bytes.
-    files = {item.name: _read_listed(root, item) for item in listed}
+    if single and path.suffix != ".py":
+        raise SubmissionError(f"{path} is not a .py file (a directory needs a {MANIFEST} entry point)")
+    # Listed and read through one descriptor of the directory, which links cannot redirect.
+    root = _open_root(path.parent if single else path, follow=single)
+    try:
+        if single:
+            found = os.stat(path.name, dir_fd=root, follow_symlinks=False)
+            listed = [_Listed.of(_check_file(found, path.name), path.name)]
+        else:
+            listed = sorted(_files(root, path, limits), key=lambda item: item.name)
+        for item in listed:
+            limits.check_name(item.name)
+        total = sum(item.size for item in listed)
+        if total > limits.max_bytes:
+            raise SubmissionError(f"the submission is {total} bytes; the limit is {limits.max_bytes}")
+        # Read once, each the very file listed; everything below (the entry point too) uses these bytes.
+        files = {item.name: _read_listed(root, item) for item in listed}
+    finally:
+        os.close(root)
     if single:
         entry = entry or path.name
     elif entry is None:
@@ -186,8 +190,19 @@ class _Listed:
         return cls(name, info.st_dev, info.st_ino, info.st_size)
 
 
-def _read_listed(root: Path, item: _Listed) -> bytes:
-    """The content of the file ``item`` lists, read only if it is still that very file.
+def _open_root(directory: Path, *, follow: bool) -> int:
+    """A descriptor of the submitted directory (``follow``: of a single file's directory, reached
+    through links as the caller named it)."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    try:
+        return os.open(directory, flags)
+    except OSError as exc:
+        raise SubmissionError(f"cannot open {directory}: {exc.strerror} (a link, or no directory)") from None
+
+
+def _read_listed(root: int, item: _Listed) -> bytes:
+    """The content of the file ``item`` lists under the directory ``root``, read only if it is
+    still that very file.
 
     Every part of its path is opened without following links (a directory or the file swapped for
     a symbolic link after the listing is refused, not followed), and the file opened must be the
@@ -197,15 +212,15 @@ def _read_listed(root: Path, item: _Listed) -> bytes:
         f"{item.name} changed while the submission was packed (a link, or another file now); submit again"
     )
     *directories, file = item.name.split("/")
-    fds = [os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)]
+    fds: list[int] = []
     try:
         for part in directories:
             try:
-                fds.append(os.open(part, _NOFOLLOW | os.O_DIRECTORY, dir_fd=fds[-1]))
+                fds.append(os.open(part, _NOFOLLOW | os.O_DIRECTORY, dir_fd=fds[-1] if fds else root))
             except OSError:
                 raise changed from None
         try:  # O_NONBLOCK: a FIFO swapped in must not block the open
-            fds.append(os.open(file, _NOFOLLOW | os.O_NONBLOCK, dir_fd=fds[-1]))
+            fds.append(os.open(file, _NOFOLLOW | os.O_NONBLOCK, dir_fd=fds[-1] if fds else root))
         except OSError:
             raise changed from None
         info = os.fstat(fds[-1])
@@ -228,9 +243,8 @@ def _read_listed(root: Path, item: _Listed) -> bytes:
 _NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _check_file(item: Path, relative: str) -> os.stat_result:
-    """Refuse anything but a regular file with one name: links, devices, pipes, sockets."""
-    info = item.lstat()
+def _check_file(info: os.stat_result, relative: str) -> os.stat_result:
+    """Refuse anything but a regular file with one name (its ``lstat``): links, devices, pipes, sockets."""
     if stat.S_ISLNK(info.st_mode):
         raise SubmissionError(f"{relative} is a symbolic link; submit regular files only")
     if not stat.S_ISREG(info.st_mode):
@@ -242,26 +256,26 @@ def _check_file(item: Path, relative: str) -> os.stat_result:
     return info
 
 
-def _files(root: Path, limits: SubmissionLimits) -> list[_Listed]:
-    """Every file to pack under ``root``, each as it is now (read later by :func:`_read_listed`)."""
+def _files(root: int, path: Path, limits: SubmissionLimits) -> list[_Listed]:
+    """Every file to pack under the directory ``root`` (``path``, for messages), each as it is now
+    (read later by :func:`_read_listed`); the walk follows no link."""
     out: list[_Listed] = []
-    for directory, subdirs, names in os.walk(root):
-        base = Path(directory)
+    for directory, subdirs, names, fd in os.fwalk(".", dir_fd=root):
         subdirs[:] = sorted(d for d in subdirs if d not in SKIPPED)
         for name in [*subdirs, *names]:
-            item = base / name
-            relative = item.relative_to(root).as_posix()
-            if item.is_symlink():
+            relative = PurePosixPath(directory, name).as_posix()
+            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISLNK(info.st_mode):
                 raise SubmissionError(f"{relative} is a symbolic link; submit regular files only")
             if name in subdirs:
                 continue
-            out.append(_Listed.of(_check_file(item, relative), relative))
+            out.append(_Listed.of(_check_file(info, relative), relative))
             if len(out) > limits.max_files:
                 raise SubmissionError(
-                    f"{root} holds more than {limits.max_files} files; the limit is {limits.max_files}"
+                    f"{path} holds more than {limits.max_files} files; the limit is {limits.max_files}"
                 )
     if not out:
-        raise SubmissionError(f"{root} holds no files")
+        raise SubmissionError(f"{path} holds no files")
     return out
 
 

@@ -247,8 +247,8 @@ def listing_then(monkeypatch: pytest.MonkeyPatch, change: Callable[[], None]) ->
     """Make ``change`` happen between pack's listing of the files and its reading of them."""
     listed = artifacts._files
 
-    def files_then_change(root: Path, limits: artifacts.SubmissionLimits) -> list[Any]:
-        found = listed(root, limits)
+    def files_then_change(*args: Any) -> list[Any]:
+        found = listed(*args)
         change()
         return found
 
@@ -305,6 +305,26 @@ def test_pack_refuses_a_file_replaced_by_another_after_its_listing(
 
     listing_then(monkeypatch, replace)
     with pytest.raises(SubmissionError, match=r"lib/helper\.py changed while the submission was packed"):
+        pack(root)
+
+
+def test_pack_refuses_the_submitted_directory_swapped_for_a_link_after_its_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = submission(tmp_path / "bot")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "main.py").write_text("SECRET = 1\n")
+    opened = artifacts._open_root
+
+    def swap_then_open(directory: Path, *, follow: bool) -> int:
+        os.rename(root, tmp_path / "bot.old")
+        root.symlink_to(elsewhere)
+        assert (root / "main.py").read_text() == "SECRET = 1\n"  # control: the path now leads there
+        return opened(directory, follow=follow)
+
+    monkeypatch.setattr(artifacts, "_open_root", swap_then_open)
+    with pytest.raises(SubmissionError, match="a link, or no directory"):
         pack(root)
 
 
