@@ -87,7 +87,11 @@ function main() {
   const client = new v1.Referee(address, grpc.credentials.createInsecure(), {
     "grpc.max_receive_message_length": 64 << 20,
   });
-  const stream = client.Play();
+  // The token in the call's metadata too: the referee admits the stream within this token's own
+  // limits before reading anything, so no other client's flood can keep it out (docs/protocol.md).
+  const metadata = new grpc.Metadata();
+  metadata.set("sixnimmt-token", token);
+  const stream = client.Play(metadata);
   let games = 0;
   let decisions = 0;
   let ended = false;
