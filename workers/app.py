@@ -15,14 +15,10 @@ before it releases what is left and stops.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
 import signal
 import socket
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from celery import Celery, signals
@@ -92,25 +88,13 @@ def _refuse_without_broker(**_: Any) -> None:
         raise SystemExit(2)
 
 
-_refusals_dir: Path | None = None
-
-
 @signals.worker_init.connect
 def _share_refusal_log(**_: Any) -> None:
-    """Before the pool processes are forked: a directory through which they log each kind of
-    refused message once for the whole worker (workers.messages.RefusalLog)."""
-    global _refusals_dir
+    """Before the pool processes are forked: they log each kind of refused message once for the
+    whole worker (workers.messages.RefusalLog)."""
     from workers import messages
 
-    _refusals_dir = Path(tempfile.mkdtemp(prefix="sixnimmt-refused-"))
-    messages.share_refusal_log(_refusals_dir)
-
-
-@signals.worker_shutdown.connect
-def _drop_refusal_log(**_: Any) -> None:
-    if _refusals_dir is not None:
-        with contextlib.suppress(OSError):
-            shutil.rmtree(_refusals_dir)
+    messages.share_refusal_log()
 
 
 @signals.celeryd_after_setup.connect

@@ -21,15 +21,16 @@ was meant for. The reconciliation sends the started leagues' blocks again, in th
 from __future__ import annotations
 
 import enum
+import fcntl
 import hashlib
 import logging
 import os
 import re
+import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sqlalchemy import Engine
 
@@ -134,50 +135,70 @@ def accept(engine: Engine, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Bl
 class RefusalLog:
     """Logs each kind of refused message once per worker: per reason, store and league.
 
-    A worker's pool processes share what was logged through marker files in a directory that
-    the worker's main process makes before it forks them (:meth:`share`); without one (a solo
-    pool, a task applied in-process) each process logs once. At most ``limit`` kinds are logged
-    by a process, so a flood of forged ids cannot grow it without bound; the counter goes on.
+    A worker's pool processes share what was logged through a file that the worker's main
+    process opens, already unlinked, before it forks them (:meth:`share`): a killed worker leaves
+    nothing behind. Without it (a solo pool, a task applied in-process) each process logs once.
+    At most ``limit`` kinds are logged, so a flood of forged ids cannot grow it without bound;
+    the counter goes on counting.
     """
+
+    DIGEST = 16
 
     def __init__(self, limit: int = 256) -> None:
         self.limit = limit
-        self.directory: Path | None = None
+        self._shared: IO[bytes] | None = None
         self._seen: set[tuple[str, str, int]] = set()
         self._full = False
         self._lock = threading.Lock()
 
-    def share(self, directory: Path | None) -> None:
-        """Use ``directory`` (empty, private) to log once across the processes forked after this."""
-        self.directory = directory
+    def share(self) -> None:
+        """Log once across this process and the processes forked from it after this call."""
+        self._shared = tempfile.TemporaryFile(prefix="sixnimmt-refused-")  # noqa: SIM115 - for the worker's life
         self._seen.clear()
         self._full = False
 
     def first(self, key: tuple[str, str, int]) -> bool:
-        """Whether ``key`` is seen here for the first time (by any process that shares the log)."""
+        """Whether ``key`` is seen for the first time (by any process that shares the log)."""
         with self._lock:
             if key in self._seen:
                 return False
             if len(self._seen) >= self.limit:
-                if not self._full:
-                    self._full = True
-                    log.warning(
-                        "%d kinds of refused messages logged: no more are"
-                        " (sixnimmt_worker_messages_refused_total counts them all)",
-                        self.limit,
-                    )
-                return False
+                return self._too_many()
             self._seen.add(key)
-        if self.directory is None:
-            return True
-        marker = self.directory / hashlib.sha256(repr(key).encode()).hexdigest()[:32]
+            if self._shared is None:
+                return True
+            try:
+                return self._first_shared(hashlib.sha256(repr(key).encode()).digest()[: self.DIGEST])
+            except OSError:  # log here rather than never
+                return True
+
+    def _first_shared(self, digest: bytes) -> bool:
+        assert self._shared is not None
+        fd = self._shared.fileno()
+        # A POSIX record lock: held per process, so it excludes the other pool processes (a
+        # flock on the inherited descriptor would be shared with them).
+        fcntl.lockf(fd, fcntl.LOCK_EX)
         try:
-            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-        except FileExistsError:
-            return False
-        except OSError:  # the directory is gone: log here rather than never
+            size = os.fstat(fd).st_size
+            known = os.pread(fd, size, 0)
+            if any(known[i : i + self.DIGEST] == digest for i in range(0, size, self.DIGEST)):
+                return False
+            if size >= self.limit * self.DIGEST:
+                return self._too_many()
+            os.pwrite(fd, digest, size)
             return True
-        return True
+        finally:
+            fcntl.lockf(fd, fcntl.LOCK_UN)
+
+    def _too_many(self) -> bool:
+        if not self._full:
+            self._full = True
+            log.warning(
+                "%d kinds of refused messages logged: no more are"
+                " (sixnimmt_worker_messages_refused_total counts them all)",
+                self.limit,
+            )
+        return False
 
     def note(
         self, refusal: Refusal, message: BlockMessage | None, args: Sequence[Any], engine: Engine
@@ -230,6 +251,6 @@ REFUSALS = RefusalLog()
 """This process's refusal log (shared by a worker's pool processes: :func:`share_refusal_log`)."""
 
 
-def share_refusal_log(directory: Path | None) -> None:
+def share_refusal_log() -> None:
     """Called by a worker's main process before its pool processes are forked (workers.app)."""
-    REFUSALS.share(directory)
+    REFUSALS.share()

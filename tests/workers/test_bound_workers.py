@@ -19,6 +19,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -82,9 +83,14 @@ def _first_in_child(log: messages.RefusalLog, key: tuple[str, str, int], out: An
 
 
 def test_the_refusal_log_is_shared_by_the_processes_forked_after_it(tmp_path: Path) -> None:
-    """Each kind is logged by one of a worker's pool processes (forked from the main process)."""
+    """Each kind is logged by one of a worker's pool processes (forked from the main process),
+    and the log leaves no file behind (a killed worker's would litter its temporary directory)."""
     log = messages.RefusalLog(limit=3)
-    log.share(tmp_path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TMPDIR", str(tmp_path))
+        patch.setattr(tempfile, "tempdir", None)
+        log.share()
+    assert list(tmp_path.iterdir()) == []
     context = multiprocessing.get_context("fork")
     out = context.Queue()
     key = ("other_store", "b" * 32, 1)
