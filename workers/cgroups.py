@@ -4,9 +4,9 @@
 file once unmapped, nor SysV shared memory. A memory cgroup charges every page a bot's
 processes own, whatever holds it: anonymous memory, tmpfs and ``/dev/shm`` files, page cache,
 kernel memory. Each bot gets its own, made under the worker's own cgroup, with a hard limit and
-no swap; its processes are in it from the first one on (the launcher's first step joins it
-before it ``exec``s anything, so no child starts outside), and it is removed once the bot has
-been waited for. Over the limit the kernel's OOM killer kills a process of the bot (SIGKILL).
+no swap; its processes are in it from the first one on (the launcher moves PID 1 of the bot's
+namespace into it before PID 1 starts the bot: ``workers.sandbox``), and it is removed once the
+bot has been waited for. Over the limit the kernel's OOM killer kills a process of the bot (SIGKILL).
 
 - cgroup v2 (``memory.max``, ``memory.swap.max`` = 0) when the worker's cgroup has the memory
   controller and may give it to children (its ``cgroup.subtree_control`` lists ``memory``, or
@@ -31,9 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PREFIX = "sixnimmt-bot-"
-JOIN = ("/bin/sh", "-c", 'echo 0 > "$0" && exec "$@"')
-"""The launcher's first step: the process joins the cgroup (``0`` is the writer), then becomes the
-rest of the command; it and everything it starts are charged from then on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +68,9 @@ class BotCgroup:
     path: Path
     version: int
 
-    @property
-    def procs(self) -> str:
-        """The file a process writes ``0`` to in order to join."""
-        return str(self.path / "cgroup.procs")
+    def admit(self, pid: int) -> None:
+        """Move process ``pid`` into it (before it starts any other: its children follow it)."""
+        (self.path / "cgroup.procs").write_text(str(pid))
 
     def oom_kills(self) -> int:
         """How many processes the OOM killer has killed in it for its limit."""

@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
+import select
 import shlex
 import shutil
 import signal
@@ -42,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -74,6 +77,9 @@ ROOT_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 """As root, bwrap keeps only these for setpriv (drop to the bot's uid, empty the bounding set);
 setpriv clears them all before the bot runs."""
 INIT = ("/bin/sh", "-c", '"$@" & wait $!', "sixnimmt-init")
+GATED_INIT = ("/bin/sh", "-c", 'read -r go && exec </dev/null && { "$@" & wait $!; }', "sixnimmt-init")
+""":data:`INIT` that first waits for a line on its stdin: the launcher sends it once PID 1 is in
+the bot's memory cgroup (:class:`_Gate`); without it (the launcher gone) the bot never starts."""
 """PID 1 of the bot's namespace: starts the bot, exits with its status (128 + N for signal N),
 which takes every process left in the namespace with it. Not bwrap's own init, which waits for
 all of them (a daemon would outlive the bot), and not the bot itself: bwrap's parent-death
@@ -311,6 +317,7 @@ class Sandbox:
         uid = lease.uid if lease else os.getuid()
         directory: Path | None = None
         cgroup: cgroups.BotCgroup | None = None
+        gate: _Gate | None = None
         filter_fd = -1
         try:
             # On the host only the mount point of the bot's home (a tmpfs), owned by the bot.
@@ -330,25 +337,36 @@ class Sandbox:
             if memory is not None and limits.memory_mb:
                 cgroup = memory.create(limits.memory_mb * MIB)
             filter_fd = seccomp.filter_fd()
+            if cgroup is not None:
+                gate = _Gate()
             command = [
-                *((*cgroups.JOIN, cgroup.procs) if cgroup else ()),
                 *_prlimit(self.tools["prlimit"], limits, root),
                 *_bwrap(self.tools["bwrap"], root, binds, Path(cwd) if cwd else directory, limits, filter_fd),
-                *INIT,
+                *(GATED_INIT if gate else INIT),
                 *(_setpriv(self.tools["setpriv"], uid) if root else [self.tools["setpriv"], "--nnp", "--"]),
                 *argv,
             ]
+            if gate is not None:
+                command.insert(command.index("--", command.index(self.tools["bwrap"])), "--info-fd")
+                command.insert(command.index("--info-fd") + 1, str(gate.info_w))
             process = SandboxedProcess(
                 command,
                 env=environment,
                 cwd=directory,
-                stdin=subprocess.DEVNULL,
+                stdin=gate.go_r if gate else subprocess.DEVNULL,
                 stdout=stdout,
                 stderr=stderr,
                 start_new_session=True,
                 close_fds=True,
-                pass_fds=(filter_fd,),
+                pass_fds=(filter_fd, gate.info_w) if gate else (filter_fd,),
             )
+            if gate is not None and cgroup is not None:
+                try:
+                    gate.admit(cgroup)
+                except BaseException:
+                    process.kill()
+                    process.wait()
+                    raise
         except BaseException:
             if directory is not None:
                 _remove_tree(directory)
@@ -360,6 +378,8 @@ class Sandbox:
         finally:
             if filter_fd >= 0:
                 os.close(filter_fd)
+            if gate is not None:
+                gate.close()
         process._attach(_Resources(directory, lease, cgroup), limits)
         self._running.add(process)
         return process
@@ -542,6 +562,44 @@ class _Resources:
             self.cgroup.remove()
         if self.lease is not None:
             self.lease.release()
+
+
+class _Gate:
+    """Holds a bot back until PID 1 of its namespace is in its memory cgroup.
+
+    bwrap reports PID 1's host pid on ``--info-fd`` right after creating it, and then builds the
+    root; the launcher moves PID 1 into the cgroup meanwhile (a move waits for the kernel, an RCU
+    grace period of ``cgroup_threadgroup_rwsem``, so overlapping it with bwrap's work keeps it off
+    the start), then lets PID 1 go on (:data:`GATED_INIT`), which starts the bot inside. Nothing
+    of the bot runs before; a PID 1 that is never let go exits without starting it.
+    """
+
+    def __init__(self) -> None:
+        self.go_r, self.go_w = os.pipe()
+        self.info_r, self.info_w = os.pipe()
+
+    def admit(self, cgroup: cgroups.BotCgroup, timeout: float = 60.0) -> None:
+        """Move PID 1 into ``cgroup`` and let it go on; returns early if bwrap ended before PID 1."""
+        os.close(self.info_w)
+        self.info_w = -1
+        report = b""
+        deadline = time.monotonic() + timeout
+        while b"}" not in report:
+            ready, _, _ = select.select([self.info_r], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                raise SandboxError(f"bwrap did not report its namespace within {timeout:.0f} s")
+            chunk = os.read(self.info_r, 4096)
+            if not chunk:
+                return  # bwrap failed before PID 1 existed: its exit status and stderr tell why
+            report += chunk
+        cgroup.admit(int(json.loads(report)["child-pid"]))
+        os.write(self.go_w, b"go\n")
+
+    def close(self) -> None:
+        for fd in (self.go_r, self.go_w, self.info_r, self.info_w):
+            if fd >= 0:
+                os.close(fd)
+        self.go_r = self.go_w = self.info_r = self.info_w = -1
 
 
 class _UidLease:

@@ -71,3 +71,16 @@ def sandbox_parent() -> Path:
     found, why = cgroups.memory_cgroups()
     assert found is not None, why
     return found.parent
+
+
+def test_the_bot_runs_in_its_cgroup_from_its_first_instruction(tmp_path: Path) -> None:
+    """The bot's own process, not only its launcher, is in a cgroup of its own."""
+    code = "print(open('/proc/self/cgroup').read())"
+    with Sandbox(Limits(), tmp_path, stdout=subprocess.PIPE) as sandbox:
+        process = sandbox([sys.executable, "-c", code], {})
+        out, _ = process.communicate(timeout=60)
+    lines = dict(line.split(":", 2)[1:] for line in out.decode().splitlines() if line.count(":") >= 2)
+    found, _ = cgroups.memory_cgroups()
+    assert found is not None
+    key = "memory" if found.version == 1 else ""
+    assert lines[key].startswith(f"/{cgroups.PREFIX}{os.getpid()}-"), lines
