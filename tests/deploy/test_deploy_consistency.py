@@ -119,7 +119,7 @@ def test_store_users_get_a_postgresql_url(render: str, component: str) -> None:
 def test_the_worker_gets_a_redis_broker(render: str) -> None:
     _, settings, env = _settings(render, "worker")
     value = env.get("SIXNIMMT_BROKER_URL")
-    assert _is_set(value), "without a broker `sixnimmt worker` would wait on 127.0.0.1:6379"
+    assert _is_set(value), "without a broker `sixnimmt worker` stops (exit status 2)"
     if isinstance(value, str):
         assert urlsplit(settings.broker_url).scheme in ("redis", "rediss")
 
@@ -218,6 +218,7 @@ def test_worker_probes_ping_this_pods_celery_node(render: str, monkeypatch: pyte
     started: list[list[str]] = []
     monkeypatch.setattr(app_module.app, "worker_main", started.append)
     monkeypatch.setenv("SIXNIMMT_WORKER_METRICS_PORT", "0")
+    monkeypatch.setenv("SIXNIMMT_BROKER_URL", "redis://redis.invalid:6379/0")  # the Secret's broker-url
     args = _parse(container["args"])
     args.func(args)
     (argv,) = started

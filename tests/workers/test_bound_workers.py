@@ -284,4 +284,6 @@ def test_a_worker_refuses_another_stores_messages_and_leagues_not_started(
     for league in (league_a, second_a):
         store.wait(_finished(a, league.id), 120, f"A's league {league.name} to finish", 0.2)
         store.assert_once(store.facts(a, league.id), table_size=TABLE)
+        # By this worker, under the node name given to `sixnimmt worker --hostname`.
+        assert worker.claimed_all(repo.blocks_of(a, league.id))
     assert all(x.status == "pending" for x in repo.blocks_of(b, league_b.id)), "store B untouched"
