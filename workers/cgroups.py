@@ -105,6 +105,11 @@ def memory_cgroups() -> tuple[MemoryCgroups | None, str]:
         mounts = Path("/proc/self/mountinfo").read_text().splitlines()
     except OSError as exc:
         return None, f"no memory cgroup: cannot read the process's cgroups ({exc.strerror})"
+    return discover(own, mounts)
+
+
+def discover(own: list[str], mounts: list[str]) -> tuple[MemoryCgroups | None, str]:
+    """:func:`memory_cgroups` from the lines of ``/proc/self/cgroup`` and ``/proc/self/mountinfo``."""
     v2_path = v1_path = None
     for line in own:
         number, controllers, path = line.split(":", 2)

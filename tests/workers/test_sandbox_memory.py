@@ -84,3 +84,35 @@ def test_the_bot_runs_in_its_cgroup_from_its_first_instruction(tmp_path: Path) -
     assert found is not None
     key = "memory" if found.version == 1 else ""
     assert lines[key].startswith(f"/{cgroups.PREFIX}{os.getpid()}-"), lines
+
+
+def fake_hierarchy(tmp_path: Path, controllers: str, subtree: str) -> tuple[list[str], list[str], Path]:
+    """A cgroup v2 mount's files for a worker in ``/worker``, as the kernel lays them out."""
+    mount = tmp_path / "cgroup2"
+    worker = mount / "worker"
+    worker.mkdir(parents=True)
+    (worker / "cgroup.controllers").write_text(controllers + "\n")
+    (worker / "cgroup.subtree_control").write_text(subtree + "\n")
+    own = ["0::/worker"]
+    mounts = [f"35 24 0:30 / {mount} rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw"]
+    return own, mounts, worker
+
+
+def test_cgroup_v2_is_used_where_the_worker_may_give_memory_to_children(tmp_path: Path) -> None:
+    """The v2 path on files laid out as the kernel does (this machine's v2 has no memory controller)."""
+    own, mounts, worker = fake_hierarchy(tmp_path, "cpu memory pids", "memory")
+    found, why = cgroups.discover(own, mounts)
+    assert found == cgroups.MemoryCgroups(2, worker) and why == ""
+    bot = found.create(64 << 20)
+    assert bot.path.parent == worker and (bot.path / "memory.max").read_text() == str(64 << 20)
+    (bot.path / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+    assert bot.oom_kills() == 1
+    (bot.path / "memory.events").unlink()
+    (bot.path / "memory.max").unlink()
+    bot.remove()
+    assert not bot.path.exists()
+
+    own, mounts, worker = fake_hierarchy(tmp_path / "none", "cpu pids", "")
+    found, why = cgroups.discover(own, mounts)
+    assert found is None and "gives" in why and "no memory controller" in why
+    assert cgroups.discover(["0::/elsewhere"], mounts)[0] is None
