@@ -192,3 +192,15 @@ def test_forced_into_the_store_it_fails_its_block_with_the_reason(
     assert row.status == "failed"
     assert "CommandError" in row.error and "names a path outside the bot's directory" in row.error, row.error
     assert marker(token) == (False, False)
+
+
+def test_a_python_bot_file_outside_the_bots_roots_is_refused(tmp_path: Path) -> None:
+    """A stored entry point is untrusted too: ``../../x.py`` must not bind a host directory."""
+    root = tmp_path / "block"
+    (root / "bot0").mkdir(parents=True)
+    outside = Path(__file__).resolve().parents[2] / "workers" / "cli.py"  # a host .py file
+    argv = [sys.executable, "-m", "bot_sdk.run", f"{root}/bot0/{os.path.relpath(outside, root / 'bot0')}"]
+    with Sandbox(Limits(), tmp_path, bots_in=[root]) as sandbox:
+        with pytest.raises(CommandError, match="outside the directories the sandbox runs bots from"):
+            sandbox(argv, {})
+        assert not sandbox._running
