@@ -14,8 +14,8 @@ its program is an allow-listed interpreter or a file in its own directory
 (:func:`bot_sdk.command.check_confined`, checked again here since the store is untrusted).
 ``docs/sandbox.md`` says what each protection stops and what it costs.
 
-The glue, in order: a shell joins the bot's memory cgroup, ``prlimit`` sets the rlimits, ``bwrap``
-builds the namespaces and the root and loads the seccomp filter,
+The glue, in order: ``prlimit`` sets the rlimits, ``bwrap`` builds the namespaces and the root
+and loads the seccomp filter (meanwhile the launcher moves PID 1 into the bot's memory cgroup),
 a shell as PID 1 of the namespace starts the bot and ends the namespace when the bot ends, and,
 as root, ``setpriv`` drops to the bot's uid, clears every capability set and sets
 ``no_new_privs`` before it ``exec``s the bot. As root, bwrap must not
@@ -77,14 +77,14 @@ ROOT_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 """As root, bwrap keeps only these for setpriv (drop to the bot's uid, empty the bounding set);
 setpriv clears them all before the bot runs."""
 INIT = ("/bin/sh", "-c", '"$@" & wait $!', "sixnimmt-init")
-GATED_INIT = ("/bin/sh", "-c", 'read -r go && exec </dev/null && { "$@" & wait $!; }', "sixnimmt-init")
-""":data:`INIT` that first waits for a line on its stdin: the launcher sends it once PID 1 is in
-the bot's memory cgroup (:class:`_Gate`); without it (the launcher gone) the bot never starts."""
 """PID 1 of the bot's namespace: starts the bot, exits with its status (128 + N for signal N),
 which takes every process left in the namespace with it. Not bwrap's own init, which waits for
 all of them (a daemon would outlive the bot), and not the bot itself: bwrap's parent-death
 signal reaches PID 1 only with the same uid as bwrap's monitor (root, whose capabilities are
 gone), so a bot of another uid as PID 1 would outlive a launcher that dies."""
+GATED_INIT = ("/bin/sh", "-c", 'read -r go && exec </dev/null && { "$@" & wait $!; }', "sixnimmt-init")
+""":data:`INIT` that first waits for a line on its stdin: the launcher sends it once PID 1 is in
+the bot's memory cgroup (:class:`_Gate`); without it (the launcher gone) the bot never starts."""
 STOPPING = (signal.SIGTERM, signal.SIGKILL, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
 MISSING_TOOL = (
     "{tool} is not installed: the sandbox needs bubblewrap and util-linux "
@@ -341,14 +341,19 @@ class Sandbox:
                 gate = _Gate()
             command = [
                 *_prlimit(self.tools["prlimit"], limits, root),
-                *_bwrap(self.tools["bwrap"], root, binds, Path(cwd) if cwd else directory, limits, filter_fd),
+                *_bwrap(
+                    self.tools["bwrap"],
+                    root,
+                    binds,
+                    Path(cwd) if cwd else directory,
+                    limits,
+                    filter_fd,
+                    gate.info_w if gate else None,
+                ),
                 *(GATED_INIT if gate else INIT),
                 *(_setpriv(self.tools["setpriv"], uid) if root else [self.tools["setpriv"], "--nnp", "--"]),
                 *argv,
             ]
-            if gate is not None:
-                command.insert(command.index("--", command.index(self.tools["bwrap"])), "--info-fd")
-                command.insert(command.index("--info-fd") + 1, str(gate.info_w))
             process = SandboxedProcess(
                 command,
                 env=environment,
@@ -668,9 +673,10 @@ def _bwrap(
     directory: Path,
     limits: Limits,
     filter_fd: int,
+    info_fd: int | None = None,
 ) -> list[str]:
     """bwrap's options: namespaces, the allow-listed root, ``directory`` as the working directory,
-    the seccomp filter read from ``filter_fd``.
+    the seccomp filter read from ``filter_fd``, PID 1's pid reported on ``info_fd``.
 
     ``binds`` are ``(source, target, mode)``: mode ``ro`` or ``rw`` binds, ``home`` a tmpfs.
     """
@@ -714,7 +720,10 @@ def _bwrap(
             args += ["--ro-bind" if mode == "ro" else "--bind", source, target]
         made.add(target)
         bound.append(target)
-    args += ["--seccomp", str(filter_fd), "--chdir", str(directory), "--"]
+    args += ["--seccomp", str(filter_fd), "--chdir", str(directory)]
+    if info_fd is not None:
+        args += ["--info-fd", str(info_fd)]
+    args.append("--")
     return args
 
 
