@@ -48,10 +48,11 @@ LABEL org.opencontainers.image.title="sixnimmt-arena" \
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
-# bubblewrap: the bot sandbox (workers/sandbox.py, docs/sandbox.md) refuses to run bots without
-# it; prlimit, setpriv (util-linux) and sh come with the base. Nothing else is installed.
+# bubblewrap and libseccomp2 (the seccomp filter, loaded through pyseccomp): the bot sandbox
+# (workers/sandbox.py, docs/sandbox.md) refuses to run bots without either; prlimit, setpriv
+# (util-linux) and sh come with the base. Nothing else is installed.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends bubblewrap \
+    && apt-get install -y --no-install-recommends bubblewrap libseccomp2 \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 sixnimmt \
     && useradd --system --uid 10001 --gid 10001 --home-dir /home/sixnimmt --create-home \

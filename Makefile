@@ -48,21 +48,23 @@ run: $(STAMP) bubblewrap bytecode
 test: lint bubblewrap chromium node bytecode
 	SIXNIMMT_TEST_BROWSER=required SIXNIMMT_TEST_NATIVE=required $(BIN)/python -m pytest -n 2 -q
 
-## bubblewrap: every bot runs sandboxed under bwrap, and the sandbox refuses to run a bot without
-## it (docs/sandbox.md), so `make run` and `make test` need it. Missing, it is installed with
-## apt-get when we are root (as on CI); otherwise this stops with the command to run.
+## bubblewrap: every bot runs sandboxed under bwrap with a seccomp filter built by libseccomp, and
+## the sandbox refuses to run a bot without either (docs/sandbox.md), so `make run` and `make test`
+## need both. Missing, they are installed with apt-get when we are root (as on CI); otherwise this
+## stops with the command to run.
 BWRAP ?= $(shell command -v bwrap 2>/dev/null)
+SECCOMP_LIB := $(shell /sbin/ldconfig -p 2>/dev/null | grep -c 'libseccomp\.so\.2 ')
 bubblewrap:
-	@if [ -n "$(BWRAP)" ] && [ -x "$(BWRAP)" ]; then exit 0; fi; \
+	@if [ -n "$(BWRAP)" ] && [ -x "$(BWRAP)" ] && [ "$(SECCOMP_LIB)" != 0 ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "make: installing bubblewrap, the bots' sandbox (apt-get install bubblewrap)" >&2; \
+		echo "make: installing the bots' sandbox (apt-get install bubblewrap libseccomp2)" >&2; \
 		export DEBIAN_FRONTEND=noninteractive; \
-		{ apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } || { \
-			echo "make: ERROR: apt-get could not install bubblewrap, which the bots' sandbox needs" >&2; exit 1; }; \
+		{ apt-get update -qq && apt-get install -y -qq bubblewrap libseccomp2 >/dev/null; } || { \
+			echo "make: ERROR: apt-get could not install bubblewrap and libseccomp2, which the bots' sandbox needs" >&2; exit 1; }; \
 	else \
-		echo "make: ERROR: every bot runs under bubblewrap (bwrap), which is not installed; run" \
-			"'sudo apt-get update && sudo apt-get install -y bubblewrap' (or your system's bubblewrap" \
-			"package), then make again" >&2; exit 1; \
+		echo "make: ERROR: every bot runs under bubblewrap (bwrap) and a seccomp filter (libseccomp2)," \
+			"and one of them is not installed; run 'sudo apt-get update && sudo apt-get install -y" \
+			"bubblewrap libseccomp2' (or your system's packages), then make again" >&2; exit 1; \
 	fi
 
 ## Debian's chromium, which the dashboard's browser tests drive through Playwright (never a browser

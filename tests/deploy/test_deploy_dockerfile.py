@@ -52,9 +52,12 @@ def test_the_runtime_is_small_non_root_and_runs_sixnimmt() -> None:
     run = " ".join(i.value for i in runtime.all("RUN"))
     for tool in ("gcc", "build-essential", "pip install"):
         assert tool not in run, f"the runtime stage installs no build tools ({tool})"
-    # One package and only it: bubblewrap, without which the sandbox refuses to run bots.
+    # Two packages and only them: bubblewrap and libseccomp2 (the seccomp filter), without
+    # either of which the sandbox refuses to run bots.
     installs = re.findall(r"apt-get install ([^&]*)", run)
-    assert [i.split() for i in installs] == [["-y", "--no-install-recommends", "bubblewrap"]], installs
+    assert [i.split() for i in installs] == [
+        ["-y", "--no-install-recommends", "bubblewrap", "libseccomp2"]
+    ], installs
     assert "rm -rf /var/lib/apt/lists/*" in run
     (user,) = runtime.all("USER")
     uid, _, gid = user.value.partition(":")
@@ -142,9 +145,7 @@ def test_a_wheel_built_from_the_context_holds_every_roles_files(tmp_path: Path) 
         f"workers/store/migrations/versions/{p.name}"
         for p in (dk.REPO / "workers" / "store" / "migrations" / "versions").glob("*.py")
     }
-    needed |= {
-        p.relative_to(dk.REPO).as_posix() for p in dk.REPO.glob("games/*/rules/data/*.json")
-    }
+    needed |= {p.relative_to(dk.REPO).as_posix() for p in dk.REPO.glob("games/*/rules/data/*.json")}
     assert needed <= names, sorted(needed - names)
     # The C playouts, compiled by the build (this machine has a compiler, as the builder stage),
     # with their stub; the source tree's own in-place build is not in the context.
