@@ -15,7 +15,8 @@ by hand or forged, makes a worker play a league nobody started. Anything else is
 ``sixnimmt_worker_messages_refused_total{reason}`` and logged once per worker for each reason,
 store and league (:class:`RefusalLog`), not once per message. A message in the format before
 messages named their store (a block id alone) is refused too: it cannot say which store it
-was meant for. The reconciliation sends the started leagues' blocks again, in this format.
+was meant for. Refusing loses no work: the reconciliation counts only messages naming its own
+store, so it queues the started leagues' blocks such messages were for again.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ class Refusal(enum.Enum):
     MALFORMED = "malformed"
     """Arguments that are not ``(block, league, store)`` with two positive integers and a store id."""
     OTHER_STORE = "other_store"
-    """Meant for another store: this worker shares a broker with another deployment."""
+    """Meant for another store: a broker shared with another deployment, or a worker pointed at
+    the wrong store."""
     UNKNOWN_BLOCK = "unknown_block"
     """This store has no such block."""
     OTHER_LEAGUE = "other_league"
