@@ -2,7 +2,9 @@
 
 Everything crosses process boundaries: the referee is ``sixnimmt referee serve`` in its own
 process, each entrant is ``python -m bot_sdk.run SPEC`` in its own process holding one token
-for all of its seats, and results come back over the admin API.
+for all of its seats, and results come back over the admin API. :func:`play_lanes` splits each
+entrant into one process per *lane* first, so that no process plays two seats of one deal (a
+duplicate block's rotations: :class:`Lanes`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -649,3 +651,111 @@ def _wait_result(
             mine = [i for i, plan in zip(ids, plans, strict=True) if entrant in plan.entrants]
             if any(client.result(i, wait=False).status in ("waiting", "running") for i in mine):
                 raise BotExitedError(entrant, process.exit())
+
+
+LANE_MARK = "~"
+"""Joins an entrant's name and its lane number in the name of a lane's process (``entrant3~1``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lanes:
+    """The matches of a run split so that no bot process plays two seats of one deal.
+
+    A league plays each table as a duplicate block: one deal, replayed once per seat rotation.
+    A process that played an entrant's seats in every rotation would hold, at its first decision,
+    every hand of the deal (its own hand of each rotation is another seat's hand in the others).
+    So an entrant's seats are split into *lanes* by deal seed: the k-th seat it holds among the
+    matches of one seed goes to its lane k, and each lane is a process of its own (its own token,
+    its own sandbox). A lane plays one seat of every deal it meets, so it still gets many games
+    per message when the run holds many deals (several blocks as one set).
+    """
+
+    plans: list[MatchPlan]
+    """The matches, each seat named by its lane (lane 0 keeps the entrant's name)."""
+    owner: dict[str, str]
+    """Lane → the entrant it plays for."""
+    seeds: dict[str, frozenset[int]]
+    """Lane → the deal seeds of its matches."""
+
+    def by_entrant(self) -> dict[str, list[str]]:
+        """Entrant → its lanes, lane 0 first."""
+        out: dict[str, list[str]] = {}
+        for lane, entrant in self.owner.items():
+            out.setdefault(entrant, []).append(lane)
+        return out
+
+    def run(self, run: RemoteRun) -> RemoteRun:
+        """A run of :attr:`plans` told by entrant, as if each entrant had been one process: every
+        seat (and each transcript's ``meta.seats``) names its entrant again; an entrant's exit is
+        the first of its lanes' that did not end cleanly, else lane 0's (a fault of any lane is the
+        entrant's)."""
+        matches = [self.match(match) for match in run.matches]
+        exit_codes: dict[str, int | None] = {}
+        exits: dict[str, ProcessExit] = {}
+        for entrant, lanes in self.by_entrant().items():
+            ended = [lane for lane in lanes if lane in run.exits]
+            worst = next((lane for lane in ended if not run.exits[lane].clean), ended[0] if ended else None)
+            if worst is not None:
+                exits[entrant] = run.exits[worst]
+            codes = [lane for lane in lanes if lane in run.exit_codes]
+            code = next((lane for lane in codes if run.exit_codes[lane] != 0), codes[0] if codes else None)
+            if code is not None:
+                exit_codes[entrant] = run.exit_codes[code]
+        return RemoteRun(matches, exit_codes, exits)
+
+    def match(self, match: RemoteMatch) -> RemoteMatch:
+        """``match`` with its seats named by entrant again (see :meth:`run`)."""
+        seats = [replace(s, entrant=self.owner.get(s.entrant, s.entrant)) for s in match.seats]
+        transcript = match.transcript
+        meta = transcript.get("meta") if isinstance(transcript, dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get("seats"), list):
+            named = [self.owner.get(name, name) if isinstance(name, str) else name for name in meta["seats"]]
+            transcript = {**transcript, "meta": {**meta, "seats": named}}
+        return replace(match, seats=seats, transcript=transcript)
+
+
+def deal_lanes(plans: Sequence[MatchPlan], *, whole: Iterable[str] = ()) -> Lanes:
+    """Split each entrant's seats of ``plans`` into lanes by deal seed (see :class:`Lanes`).
+
+    The entrants in ``whole`` are not split (a remote bot is one connection its author runs:
+    there is no process of ours to split it into).
+    """
+    keep = set(whole)
+    held: dict[tuple[str, int], int] = {}
+    owner: dict[str, str] = {}
+    seeds: dict[str, set[int]] = {}
+    out = []
+    for plan in plans:
+        names = []
+        for entrant in plan.entrants:
+            if entrant in keep:
+                lane = entrant
+            else:
+                k = held.get((entrant, plan.seed), 0)
+                held[(entrant, plan.seed)] = k + 1
+                lane = entrant if k == 0 else f"{entrant}{LANE_MARK}{k}"
+            owner[lane] = entrant
+            seeds.setdefault(lane, set()).add(plan.seed)
+            names.append(lane)
+        out.append(MatchPlan(tuple(names), plan.seed))
+    return Lanes(out, owner, {lane: frozenset(s) for lane, s in seeds.items()})
+
+
+def play_lanes(
+    specs: Mapping[str, str],
+    plans: Sequence[MatchPlan],
+    *,
+    remote: Mapping[str, str] | None = None,
+    **options: Any,
+) -> RemoteRun:
+    """:func:`play_remote` with each entrant split into lanes (:func:`deal_lanes`): no process it
+    starts plays two seats of one deal. The run is told by entrant (:meth:`Lanes.run`).
+
+    ``remote`` (entrant → bot account) names the entrants that play from their authors' machines
+    (docs/remote.md): each is its one connection, not split. The other options are
+    :func:`play_remote`'s.
+    """
+    lanes = deal_lanes(plans, whole=remote or {})
+    lane_specs = {lane: specs[entrant] for lane, entrant in lanes.owner.items() if entrant in specs}
+    extra = {"remote": remote} if remote else {}
+    return lanes.run(play_remote(lane_specs, lanes.plans, **options, **extra))

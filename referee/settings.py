@@ -146,10 +146,12 @@ class Settings:
     sandbox_file_mb: int = _setting(16, "largest file a bot process may write")
     sandbox_processes: int = _setting(64, "processes/threads a bot's user may run (root: per sandbox user)")
     warm_bots: int = _setting(
-        12, "bot processes a league worker process keeps live between blocks (0: fresh processes per block)"
+        32,
+        "bot processes a league worker process keeps live between blocks (0: fresh processes per block);"
+        " each entrant of a table of N plays on N of them (its lanes)",
     )
     warm_memory_mb: int = _setting(
-        1024, "resident memory of a worker process's warm bots together; beyond it the least recently used go"
+        2048, "resident memory of a worker process's warm bots together; beyond it the least recently used go"
     )
     blocks_at_once: int = _setting(
         4,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from arena.referee_thread import referee_in_thread
-from arena.remote import MatchPlan, ProcessExit, RemoteMatch, RemoteRun, play_remote
+from arena.remote import Lanes, MatchPlan, ProcessExit, RemoteMatch, RemoteRun, deal_lanes, play_lanes
 from arena.tournament import Block
 from referee.settings import load as load_settings
 from workers import metrics
@@ -85,11 +85,12 @@ def play_blocks(
 ) -> list[BlockOutcome]:
     """Play and store several blocks, up to ``at_once`` of them as one set of matches.
 
-    The blocks of one set share the warm pool's referee and one process per league entrant: each
-    bot answers all of a step's requests from every block of the set in one message, which is what
-    makes small blocks cheap (docs/league.md, "Several blocks as one set"). A block joins the set
-    only while every entrant of the set, at its last measured time per decision, answers all of
-    its matches there within :data:`SHARE_QUEUE_MS`; a block with an entrant not measured yet, or
+    The blocks of one set share the warm pool's referee and, per league entrant, one process per
+    lane (lane k plays rotation k of every block: no process plays two seats of one deal): each
+    process answers all of a step's requests from every block of the set in one message, which is
+    what makes small blocks cheap (docs/league.md, "Several blocks as one set"). A block joins the
+    set only while every entrant of the set, at its last measured time per decision, answers all
+    of one lane's matches there within :data:`SHARE_QUEUE_MS`; a block with an entrant not measured yet, or
     that plays on fresh processes or remote bots, is played on its own (as :func:`play_block`).
     Each block keeps its own claim, lease and store transaction: its outcome is what
     :func:`play_block` would return. The first error is raised once every block is over.
@@ -190,9 +191,10 @@ def play_with_pending(
 
 
 SHARE_QUEUE_MS = 250
-"""Several blocks are played as one set only while each entrant's matches in it times its last
-measured mean time per decision stays under this: the requests queued before a bot's last one of a
-step cost it at most an eighth of the default two seconds per decision."""
+"""Several blocks are played as one set only while the matches of each entrant's lane in it (one
+a block) times its last measured mean time per decision stays under this: the requests queued
+before a bot's last one of a step cost it at most an eighth of the default two seconds per
+decision."""
 
 
 @dataclass(slots=True)
@@ -225,11 +227,12 @@ def _shareable(warm: WarmPool, league: repo.League, blocks: Sequence[tuple[Any, 
     if getattr(league, "fresh_processes", False):
         return False
     matches: dict[int, int] = {}
-    for block, plan in blocks:
+    for block, _plan in blocks:
         if remote_bots.remote_entrants(league, block.entrants, _name):
             return False
         for position in block.entrants:
-            matches[position] = matches.get(position, 0) + len(plan.seatings())
+            # A block's rotations go to different lanes (processes): one match of it per lane.
+            matches[position] = matches.get(position, 0) + 1
     for position, count in matches.items():
         ms = warm.decision_ms.get(league.entrants[position].sha256)
         if ms is None or count * ms > SHARE_QUEUE_MS:
@@ -312,8 +315,10 @@ def _play_warm(
 ) -> RemoteRun:
     """The block's matches on the warm pool's live bots, which go back (or are retired) after.
 
-    A bot whose seats had any fault, that exited, or whose block did not finish (its lease lost,
-    the referee failed) is retired, never used again; its exit goes with the seats' fault details
+    Each entrant plays on one process per lane (:func:`arena.remote.deal_lanes`: one per
+    rotation), each a process that has never seen the block's deal (:meth:`WarmPool.take`). A bot
+    whose seats had any fault, that exited, or whose block did not finish (its lease lost, the
+    referee failed) is retired, never used again; its exit goes with the seats' fault details
     as a fresh process's does.
     """
     taken: dict[str, WarmBot] = {}
@@ -321,39 +326,52 @@ def _play_warm(
     keeper = _keeper(engine, block, settings, lambda: warm.kill(list(taken.values())))
     keepers.append(keeper)
     seatings = plan.seatings()
+    lanes = deal_lanes([MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in seatings])
     with keeper:
         try:
-            for position in block.entrants:
-                taken[_name(position)] = _take(warm, engine, league, position)
-            client = warm.client
-            ids, _ = client.create_matches(
-                league.variant,
-                league.config,
-                [MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in seatings],
-                seat_key=league.seat_key,
-                standing={entrant: bot.token for entrant, bot in taken.items()},
-            )
-            results = list(client.results(ids, timeout=24 * 3600))
-            _note_speeds(warm, league, block.entrants, results)
+            results = _play_lanes_warm(warm, engine, league, lanes, taken)
+            _note_speeds(warm, league, block.entrants, [lanes.match(match) for match in results])
         finally:
             complete = len(results) == len(seatings) and keeper.lost is None
             exits = _give_back(warm, taken, results, complete)
-    return RemoteRun(results, {entrant: exit.status for entrant, exit in exits.items()}, exits)
+    return lanes.run(RemoteRun(results, {lane: exit.status for lane, exit in exits.items()}, exits))
 
 
-def _take(warm: WarmPool, engine: Engine, league: repo.League, position: int) -> WarmBot:
-    """A live warm process for a league entrant (its code unpacked into the pool once)."""
+def _play_lanes_warm(
+    warm: WarmPool, engine: Engine, league: repo.League, lanes: Lanes, taken: dict[str, WarmBot]
+) -> list[RemoteMatch]:
+    """Every match of ``lanes`` on the warm pool: a process per lane (into ``taken``, by lane, as
+    they are taken), none of which has played any of its lane's deals before; the results by lane."""
+    positions = {_name(position): position for position in range(len(league.entrants))}
+    for lane, entrant in lanes.owner.items():
+        taken[lane] = _take(warm, engine, league, positions[entrant], lanes.seeds[lane])
+    client = warm.client
+    ids, _ = client.create_matches(
+        league.variant,
+        league.config,
+        lanes.plans,
+        seat_key=league.seat_key,
+        standing={lane: bot.token for lane, bot in taken.items()},
+    )
+    return list(client.results(ids, timeout=24 * 3600))
+
+
+def _take(
+    warm: WarmPool, engine: Engine, league: repo.League, position: int, seeds: Iterable[int]
+) -> WarmBot:
+    """A live warm process for a league entrant that has played none of these deal seeds (its
+    code unpacked into the pool once)."""
     version = league.entrants[position]
     key = Version(version.sha256, version.entry_point, league.variant)
     directory = warm.code_dir(key, lambda path: unpack(repo.code_of(engine, version), path))
-    return warm.take(key, bot_spec(directory, version.entry_point), f"{version.bot}@{version.version}")
+    return warm.take(key, bot_spec(directory, version.entry_point), f"{version.bot}@{version.version}", seeds)
 
 
 def _give_back(
     warm: WarmPool, taken: Mapping[str, WarmBot], results: Sequence[RemoteMatch], complete: bool
 ) -> dict[str, ProcessExit]:
     """Give the processes back: kept warm only if their games all finished without a fault of
-    theirs; returns how each retired one ended, by entrant."""
+    theirs; returns how each retired one ended, by the name it played under (its lane)."""
     faulted = {s.entrant for match in results for s in match.seats if any(s.faults.values())}
     exits: dict[str, ProcessExit] = {}
     for entrant, bot in taken.items():
@@ -366,8 +384,10 @@ def _give_back(
 def _play_group(engine: Engine, warm: WarmPool, items: list[_Claimed]) -> list[BlockOutcome]:
     """Claimed blocks of one league as one set of matches on the warm pool (see :func:`play_blocks`).
 
-    One warm process per league entrant of the set plays that entrant's seats in every block of
-    it; the matches are created in one call, so each step's requests to a bot go in one message.
+    Each league entrant of the set plays on one warm process per lane (:func:`arena.remote.deal_lanes`):
+    lane k plays the entrant's k-th match of every deal of the set (rotation k of each block it
+    sits in), so no process holds two hands of one deal; the matches are created in one call, so
+    each step's requests to a lane's process go in one message.
     A block whose lease was lost is not stored (its games end with the set's); a bot with any
     fault in the set, or whose set did not finish, is retired as after a block of its own.
     """
@@ -382,21 +402,12 @@ def _play_group(engine: Engine, warm: WarmPool, items: list[_Claimed]) -> list[B
         for item in items
         for seating in item.plan.seatings()
     ]
+    lanes = deal_lanes(plans)
     taken: dict[str, WarmBot] = {}
     results: list[RemoteMatch] = []
     try:
-        for position in positions:
-            taken[_name(position)] = _take(warm, engine, league, position)
-        client = warm.client
-        ids, _ = client.create_matches(
-            league.variant,
-            league.config,
-            plans,
-            seat_key=league.seat_key,
-            standing={entrant: bot.token for entrant, bot in taken.items()},
-        )
-        results = list(client.results(ids, timeout=24 * 3600))
-        _note_speeds(warm, league, positions, results)
+        results = _play_lanes_warm(warm, engine, league, lanes, taken)
+        _note_speeds(warm, league, positions, [lanes.match(match) for match in results])
     except Exception as exc:
         for item in items:
             item.keeper.__exit__(None, None, None)
@@ -413,11 +424,11 @@ def _play_group(engine: Engine, warm: WarmPool, items: list[_Claimed]) -> list[B
             item.keeper.__exit__(None, None, None)
     outcomes: list[BlockOutcome] = []
     error: BlockError | None = None
-    statuses = {entrant: exit.status for entrant, exit in exits.items()}
+    played = lanes.run(RemoteRun(results, {lane: exit.status for lane, exit in exits.items()}, exits))
     offset = 0
     for item in items:
         count = len(item.plan.seatings())
-        run = RemoteRun(results[offset : offset + count], statuses, exits)
+        run = RemoteRun(played.matches[offset : offset + count], played.exit_codes, played.exits)
         offset += count
         if item.keeper.lost:
             metrics.block_ended(league.variant, "lost", item.started)
@@ -479,7 +490,9 @@ def _play_fresh(
             keepers.append(keeper)
             with keeper:
                 seated = remote_bots.await_remote(engine, block.id, client, remote, plans) if remote else {}
-                return play_remote(
+                # One process per lane (arena.remote.deal_lanes): none plays two seats of the
+                # block's deal. A remote bot is its author's one connection: not split.
+                return play_lanes(
                     specs,
                     plans,
                     variant=league.variant,

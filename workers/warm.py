@@ -12,6 +12,9 @@ later block of the same bot version the live process: its matches go over the ex
   that played for a block whose lease was lost, or that used half of its CPU limit (the sandbox's
   RLIMIT_CPU counts over the process's life, not per block) is retired (its standing token
   closed, the process waited for), and the next block gets a new one.
+- **Each deal once.** A process records the deal seeds of the matches it was given and is never
+  given another match of one of them (:meth:`WarmPool.take`): with the league's lanes
+  (``arena.remote.Lanes``) no process ever holds two hands of one deal, across blocks too.
 - **What carries over.** The process and its memory (module globals, caches, a loaded model);
   never a game object: the SDK makes one per match and seat, from that match's seat seed. A league
   that wants no memory between blocks asks for fresh processes (``league create
@@ -34,7 +37,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,6 +81,9 @@ class WarmBot:
     """Resident memory of its process tree at its latest reading (:meth:`WarmPool.memory_mb`)."""
     read_at: float = float("-inf")
     """When that reading was taken (``time.monotonic()``)."""
+    seeds: set[int] = field(default_factory=set)
+    """The deal seeds of every match it was given: it is never given another match of these
+    (:meth:`WarmPool.take`; a process that played one seat of a deal knows that seat's hand)."""
 
 
 MEMORY_READING_S = 1.0
@@ -148,16 +154,23 @@ class WarmPool:
             partial.rename(directory)
         return directory
 
-    def take(self, version: Version, spec: str, name: str) -> WarmBot:
-        """A live process of ``version`` for a block: an idle warm one, else a new one."""
+    def take(self, version: Version, spec: str, name: str, seeds: Iterable[int] = ()) -> WarmBot:
+        """A live process of ``version`` for matches of these deal ``seeds``: an idle warm one
+        that has played none of them, else a new one. The seeds are added to its record.
+
+        A process is never given a deal it has seen: the blocks of an SPRT test's pair share a
+        deal, and a field bot's process that played one of them would know the other's hands.
+        """
+        wanted = set(seeds)
         with self._lock:
             for bot in reversed(self.bots):  # the most recently used first
-                if bot.busy or bot.version != version:
+                if bot.busy or bot.version != version or not wanted.isdisjoint(bot.seeds):
                     continue
                 if bot.process.poll() is not None:
                     self._retire(bot, "exited while idle")
                     continue
                 bot.busy = True
+                bot.seeds |= wanted
                 return bot
         token = self.client.open_standing(name)
         process = spawn_bot(
@@ -168,7 +181,7 @@ class WarmPool:
             name=name,
             launch=self.group,
         )
-        bot = WarmBot(version, token, process)
+        bot = WarmBot(version, token, process, seeds=wanted)
         with self._lock:
             self.bots.append(bot)
             self.started += 1

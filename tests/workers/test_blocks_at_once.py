@@ -85,7 +85,9 @@ def test_blocks_played_as_one_set_store_what_one_at_a_time_stores(engine: Engine
         # first table), then every entrant is measured and fast: a set of four blocks. (Later sets
         # may be smaller on a loaded machine: slower answers shrink them, as the gate intends.)
         assert calls[:3] == [4, 4, 16] and sum(calls) == 40, calls
-        assert pool.started == 5, "one process per entrant, each set on the same ones"
+        # A process per lane (rotation) of each entrant, each set on the same ones; and none of the
+        # first league's: they played these very deals (same seed), each seat of them once.
+        assert pool.started == 2 * 5 * 4, pool.started
         assert all(bot.process.poll() is None for bot in pool.bots)
     finally:
         pool.close()
@@ -146,8 +148,8 @@ def test_a_bot_slow_to_answer_is_not_shared_by_blocks(engine: Engine) -> None:
         assert not execute._shareable(pool, league, blocks[:1]), "nothing measured yet"
         for version in league.entrants:
             pool.decision_ms[version.sha256] = 2.0
-        assert execute._shareable(pool, league, blocks)  # 3 blocks x 4 games x 2 ms
-        pool.decision_ms[league.entrants[2].sha256] = 40.0  # 8 games x 40 ms > 250 ms
+        assert execute._shareable(pool, league, blocks)  # 3 blocks x 1 game a lane x 2 ms
+        pool.decision_ms[league.entrants[2].sha256] = 200.0  # 2 games a lane x 200 ms > 250 ms
         assert execute._shareable(pool, league, blocks[:1])
         assert not execute._shareable(pool, league, blocks[:2])
     finally:
@@ -173,23 +175,25 @@ def test_a_bot_slow_to_answer_is_not_shared_by_blocks(engine: Engine) -> None:
 def test_a_bot_that_crashes_in_a_set_faults_there_and_is_replaced(engine: Engine, calls: list[int]) -> None:
     crasher = str(BOTS / "third_block_crash.py")  # dies in its ninth game in one process
     league = leagues.create(
-        engine, "crash", [crasher, "random", "lowest", "highest"], config=ONE_HAND, deals=5
+        engine, "crash", [crasher, "random", "lowest", "highest"], config=ONE_HAND, deals=9
     )
     ids = [b.id for b in repo.blocks_of(engine, league.id)]
     calls.clear()  # the entrant check of league create played its games
     pool = WarmPool()
     try:
         outcomes = play_blocks(engine, ids, warm=pool, at_once=4)
-        assert [o.status for o in outcomes] == ["stored"] * 5
-        assert calls == [4, 16], calls  # block 1 alone, then blocks 2-5 as one set
-        assert [why for _, why in pool.retired] == ["retired"]
-        assert pool.started == 4
+        assert [o.status for o in outcomes] == ["stored"] * 9
+        # Block 1 alone, then blocks 2-5 and 6-9 as sets; each of the crasher's four lanes plays
+        # one game a block, so each dies in the second set (its ninth game).
+        assert calls == [4, 16, 16], calls
+        assert [why for _, why in pool.retired] == ["retired"] * 4
+        assert pool.started == 4 * 4
     finally:
         pool.close()
     results = repo.league_results(engine, league.id)
     numbers = sorted({r["block"] for r in results})
     crashed = {r["block"] for r in results if r["position"] == 0 and r["faults"]}
-    assert crashed and crashed <= set(numbers[1:]), results  # in the set, where its ninth game is
+    assert crashed and crashed <= set(numbers[5:]), results  # in the second set, where its ninth game is
     assert not any(r["faults"] for r in results if r["position"] != 0)
     with engine.connect() as conn:
         details = [
@@ -240,7 +244,7 @@ def test_a_worker_plays_a_blocks_pending_neighbours_on_its_warm_bots_in_one_set(
             ids[6]
         ]
         assert calls[2:] == [8, 4], calls
-        assert pool.started == 4
+        assert pool.started == 4 * 4  # a process per lane (rotation) of each entrant
     finally:
         pool.close()
     done = {b.id for b in repo.blocks_of(engine, league.id, ["done"])}

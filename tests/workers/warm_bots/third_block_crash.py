@@ -1,8 +1,9 @@
 """Plays the lowest card, and dies at its first decision of a ninth game in the same process.
 
-A block of four seats rotates four games (and ``bot check`` plays eight), so a fresh process never
-gets there; a warm one dies in its third block (the memory of a process carries over between
-blocks, its games' objects do not).
+A block of four seats rotates four games, each on a process of its own (a lane: no process plays
+two seats of one deal), and ``bot check`` plays eight, so a fresh process never gets there; a warm
+lane's process, one game a block, dies in its ninth block (the memory of a process carries over
+between blocks, its games' objects do not).
 """
 
 from __future__ import annotations
