@@ -154,9 +154,10 @@ class Settings:
         2048, "resident memory of a worker process's warm bots together; beyond it the least recently used go"
     )
     blocks_at_once: int = _setting(
-        4,
+        16,
         "blocks of one league a local pool process or a Celery worker plays as one set of matches"
-        " on its warm bots, while they answer fast enough (1: one block at a time)",
+        " on its warm bots, while they answer fast enough (1: one block at a time); each lane of"
+        " an entrant plays one game of each",
     )
     warm_route_s: int = _setting(
         0,
