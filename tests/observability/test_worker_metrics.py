@@ -87,7 +87,7 @@ def test_blocks_bot_processes_and_store_writes_are_counted(engine: Any) -> None:
     assert moved("sixnimmt_worker_block_duration_seconds_count", variant="classic") == 2
     assert moved("sixnimmt_worker_store_write_duration_seconds_count", operation="record_block") == 2
     assert moved("sixnimmt_worker_store_write_duration_seconds_count", operation="claim_block") == 3
-    assert bots.peak == 2  # a block of two entrants runs two bot processes
+    assert bots.peak == 4  # a block of two entrants, two rotations: a process per entrant and lane
     assert local("sixnimmt_worker_bot_processes") == 0
     # The referee runs in this process, so its metrics moved here too: two rotations per block.
     assert moved("sixnimmt_referee_matches_total", variant="classic", termination="hands_played") == 4
