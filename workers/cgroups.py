@@ -21,12 +21,14 @@ Elsewhere :func:`memory_cgroups` returns ``None`` with the reason, and the sandb
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import functools
 import itertools
 import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,11 +87,17 @@ class BotCgroup:
                 return int(value)
         return 0
 
-    def remove(self) -> None:
-        """Remove it; one still emptying (its last processes exiting) is retried at later removals."""
-        if not _rmdir(self.path):
-            with _LOCK:
-                _LEFTOVER.append(self.path)
+    def remove(self, settle_s: float = 2.0) -> None:
+        """Remove it once its last processes have exited (waiting up to ``settle_s`` for them);
+        one still busy after that is retried at later creations and removals, and at exit."""
+        deadline = time.monotonic() + settle_s
+        while not _rmdir(self.path):
+            if time.monotonic() > deadline:
+                with _LOCK:
+                    _LEFTOVER.append(self.path)
+                break
+            time.sleep(0.005)  # the kernel is reaping the bot's last processes
+        _remove_leftovers()
 
 
 _COUNTER = itertools.count()
@@ -188,6 +196,7 @@ def _sweep(parent: Path) -> None:
                 _rmdir(child)
 
 
+@atexit.register
 def _remove_leftovers() -> None:
     with _LOCK:
         left = [path for path in _LEFTOVER if not _rmdir(path)]

@@ -56,7 +56,11 @@ def test_database_outage_mid_league_loses_nothing(
         )
         blocks = repo.blocks_of(engine, league.id)
         worker = celery_workers(
-            "outage", database_url=url, broker_url=redis_url, env={"SIXNIMMT_VISIBILITY_TIMEOUT_S": "300"}
+            "outage",
+            database_url=url,
+            broker_url=redis_url,
+            # One block a message, so that some blocks are stored while others wait.
+            env={"SIXNIMMT_VISIBILITY_TIMEOUT_S": "300", "SIXNIMMT_BLOCKS_AT_ONCE": "1"},
         )
         for message in broker.hand_over(engine, league).values():
             broker.send(message)

@@ -43,14 +43,14 @@ def test_a_memory_cgroup_holds_here() -> None:
 def test_shared_memory_beyond_the_limit_is_killed_with_its_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    before = own_cgroups()  # bots of other tests' pools in this process may still be running
     said, reason, sandbox = run(tmp_path, 2 * LIMIT_MB)
     steps = {line["step"]: line for line in said if "step" in line}
     assert steps["memfd"] == {"step": "memfd", "held_mb": 0, "stopped": "EPERM"}
     assert "/dev/shm" not in steps  # killed while filling it
     assert max(int(str(line.get("holding_mb", 0))) for line in said) < LIMIT_MB
     assert reason == f"killed by SIGKILL: memory limit {LIMIT_MB} MB (cgroup) reached"
-    leftover = [p for p in sandbox_parent().iterdir() if p.name.startswith(f"{cgroups.PREFIX}{os.getpid()}-")]
-    assert leftover == [], "a bot's cgroup was left behind"
+    assert own_cgroups() - before == set(), "the bot's cgroup was left behind"
 
     # The control: without its cgroup the same bot holds twice the limit in /dev/shm.
     monkeypatch.setattr(cgroups, "memory_cgroups", lambda: (None, "switched off by the test"))
@@ -65,6 +65,11 @@ def test_anonymous_memory_stops_at_the_address_space_limit(tmp_path: Path) -> No
     (anonymous,) = (line for line in said if line.get("step") == "anonymous")
     assert anonymous["stopped"] == "MemoryError" and int(str(anonymous["held_mb"])) < LIMIT_MB, said
     assert reason == "exited with status 0"
+
+
+def own_cgroups() -> set[Path]:
+    """The bot cgroups this process has made and not yet removed."""
+    return {p for p in sandbox_parent().iterdir() if p.name.startswith(f"{cgroups.PREFIX}{os.getpid()}-")}
 
 
 def sandbox_parent() -> Path:
