@@ -49,7 +49,7 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
 # bubblewrap and libseccomp2 (the seccomp filter, loaded through pyseccomp): the bot sandbox
-# (workers/sandbox.py, docs/sandbox.md) refuses to run bots without either; prlimit, setpriv
+# (workers/sandbox/__init__.py, docs/sandbox.md) refuses to run bots without either; prlimit, setpriv
 # (util-linux) and sh come with the base. Nothing else is installed.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap libseccomp2 \

@@ -1,6 +1,6 @@
 """A referee inside this process, on its own event-loop thread, listening on a Unix socket.
 
-The league's workers play each block through one (:mod:`workers.execute`); it is the platform's,
+The league's workers play each block through one (:mod:`workers.play.execute`); it is the platform's,
 so the league starts a referee without importing the referee server.
 """
 

@@ -8,14 +8,14 @@
     (a referee, four bot processes, claiming, storing): those are part of a league's throughput.
 ``league.celery.hands_per_s``
     The same leagues through Redis and two real ``celery worker`` processes (concurrency 1
-    each) on PostgreSQL, queued and awaited by ``workers.league.run_celery``; same method.
+    each) on PostgreSQL, queued and awaited by ``workers.queue.runner.run_celery``; same method.
 ``league.block_overhead_ms``
     What a block costs besides playing it: scheduling, claiming and storing. The sum of
 
     * ``league.block_dispatch_ms``: from ``play_block.apply_async`` in the caller to the block's
       claim in the store (``blocks.claimed_at``) by an idle Celery worker: the broker round
       trip, the worker taking the task, and the claim (median over blocks sent one at a time);
-    * ``league.block_claim_store_ms``: the rest of ``workers.execute.play_block`` that is not
+    * ``league.block_claim_store_ms``: the rest of ``workers.play.execute.play_block`` that is not
       play, on PostgreSQL: the claim transaction, reading the league, fetching and unpacking the
       four bots' artifacts into a fresh temporary directory (and removing it afterwards), and the
       one transaction that stores the block's four matches (seat results and transcripts).
@@ -37,7 +37,7 @@
     run side by side, so one worker keeps more than one core busy).
 ``league.warm.block_overhead_ms``
     A block on a worker process's warm bots, excluding play: the wall time of
-    ``workers.execute.play_block`` with a warmed-up ``workers.warm.WarmPool`` (on SQLite, in
+    ``workers.play.execute.play_block`` with a warmed-up ``workers.play.warm.WarmPool`` (on SQLite, in
     this process) minus the time from its ``CreateMatches`` to its last result. What is left is
     claiming the block, reading the league, taking the warm bots, creating the matches and
     storing the results (median over blocks; goal <= 20).
@@ -202,7 +202,7 @@ def _workers(count: int, database_url: str, broker_url: str, logs: Path) -> Iter
                         "-m",
                         "celery",
                         "-A",
-                        "workers.app",
+                        "workers.queue.app",
                         "worker",
                         "--pool=prefork",
                         "--concurrency=1",
@@ -246,10 +246,10 @@ def _workers(count: int, database_url: str, broker_url: str, logs: Path) -> Iter
 
 @contextlib.contextmanager
 def _app_on(broker_url: str) -> Iterator[Any]:
-    """``workers.app.app`` sending to ``broker_url`` (it reads the broker when first imported)."""
+    """``workers.queue.app.app`` sending to ``broker_url`` (it reads the broker when first imported)."""
     previous = os.environ.get("SIXNIMMT_BROKER_URL")
     os.environ["SIXNIMMT_BROKER_URL"] = broker_url
-    from workers.app import app
+    from workers.queue.app import app
 
     old = app.conf.broker_url
     app.conf.broker_url = broker_url
@@ -277,14 +277,14 @@ def celery_rate(engine: Any, deals: int, tag: str) -> tuple[float, float]:
     many (every worker's bots start there), both through ``run_celery``: the figure the
     two-worker ratio is made of; and how many of the machine's cores were busy meanwhile (every
     process on it: the workers, their bots, PostgreSQL, Redis, this caller, anything else)."""
-    from workers import league as leagues
+    from workers.queue import runner
 
     warmup = _league(engine, f"warmup{tag}", max(4, deals // 4))
-    leagues.run_celery(engine, warmup, poll_s=0.02, timeout_s=600)
+    runner.run_celery(engine, warmup, poll_s=0.02, timeout_s=600)
     league = _league(engine, f"rate{tag}", deals)
     busy0, total0 = _cpu_jiffies()
     start = time.perf_counter()
-    leagues.run_celery(engine, league, poll_s=0.02, timeout_s=600)
+    runner.run_celery(engine, league, poll_s=0.02, timeout_s=600)
     elapsed = time.perf_counter() - start
     busy1, total1 = _cpu_jiffies()
     cores = (os.cpu_count() or 1) * (busy1 - busy0) / max(1, total1 - total0)
@@ -293,13 +293,13 @@ def celery_rate(engine: Any, deals: int, tag: str) -> tuple[float, float]:
 
 def celery_hands_per_s(engine: Any, sizes: tuple[int, int], tag: str = "") -> float:
     """``run_celery`` with the workers running: (hands₂ − hands₁) / (t₂ − t₁)."""
-    from workers import league as leagues
+    from workers.queue import runner
 
     times, hands = [], []
     for deals in sizes:
         league = _league(engine, f"celery{tag}{deals}", deals)
         start = time.perf_counter()
-        leagues.run_celery(engine, league, poll_s=0.02, timeout_s=600)
+        runner.run_celery(engine, league, poll_s=0.02, timeout_s=600)
         times.append(time.perf_counter() - start)
         hands.append(_hands(league))
     return (hands[1] - hands[0]) / (times[1] - times[0])
@@ -309,15 +309,15 @@ def dispatch_ms(engine: Any, blocks: int) -> float:
     """Median time from ``apply_async`` to the claim in the store, one block at a time, idle workers."""
     from sqlalchemy import select
 
-    from workers import reconcile
-    from workers.messages import BlockMessage
+    from workers.queue import reconcile
+    from workers.queue.messages import BlockMessage
+    from workers.queue.tasks import play_block
     from workers.store import repo
     from workers.store.schema import blocks as blocks_table
-    from workers.tasks import play_block
 
     delays = []
     # A league of one block each: a worker plays the pending blocks of a league beside the one
-    # it was sent (workers.execute.play_with_pending), which would claim the next before it is sent.
+    # it was sent (workers.play.execute.play_with_pending), which would claim the next before it is sent.
     for number in range(blocks):
         league = _league(engine, f"dispatch{number}", 1)
         (block,) = repo.blocks_of(engine, league.id)
@@ -343,7 +343,7 @@ def dispatch_ms(engine: Any, blocks: int) -> float:
 
 def claim_store_ms(engine: Any, blocks: int) -> float:
     """Median of ``play_block`` wall time minus the time inside its referee context, in process."""
-    from workers import execute
+    from workers.play import execute
     from workers.store import repo
 
     league = _league(engine, "inprocess", blocks)
@@ -376,11 +376,11 @@ def claim_store_ms(engine: Any, blocks: int) -> float:
 def warm_overhead_ms(blocks: int) -> float:
     """Median of ``play_block`` on warm bots minus the time from CreateMatches to the last result."""
     from arena.remote import RefereeClient
-    from workers.execute import play_block
+    from workers.play.execute import play_block
+    from workers.play.warm import WarmPool
     from workers.store import repo
     from workers.store.engine import make_engine
     from workers.store.migrate import upgrade
-    from workers.warm import WarmPool
 
     inside: list[float] = []
     create, results = RefereeClient.create_matches, RefereeClient.results

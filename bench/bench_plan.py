@@ -1,7 +1,7 @@
 """Planning leagues of many bots: the sampled design and the store side of a league of 1,000 entrants.
 
 - ``plan.sampled.1000.s``: planning a sampled league of 1,000 bots at tables of 4, every bot at
-  ``PER_BOT`` tables (:func:`workers.formats.plan_sampled`: 3,000 tables, one deal each); best of
+  ``PER_BOT`` tables (:func:`workers.planning.formats.plan_sampled`: 3,000 tables, one deal each); best of
   three (goal ≤ 5 s);
 - ``plan.sampled.1000.peak_mib``: the peak of Python's traced allocations (numpy's included)
   while planning it once (goal ≤ 200 MiB);
@@ -30,7 +30,7 @@ QUICK_N = 200
 
 
 def run(quick: bool) -> Iterator[dict[str, Any]]:
-    from workers import formats
+    from workers.planning import formats
 
     n = QUICK_N if quick else N
     name = f"plan.sampled.{n}"
@@ -54,12 +54,12 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
 
 
 def _store(n: int, name: str) -> Iterator[dict[str, Any]]:
-    from workers import formats_cli
     from workers import league as leagues
+    from workers.bots.submit import reference_version
+    from workers.cli import formats as formats_cli
     from workers.store import repo
     from workers.store.engine import make_engine
     from workers.store.migrate import upgrade
-    from workers.submit import reference_version
 
     with tempfile.TemporaryDirectory() as tmp:
         engine = make_engine(f"sqlite:///{Path(tmp) / 'plan.db'}")

@@ -17,7 +17,7 @@ its least-squares scores, its mean scores per bot, its order (checked to be the 
   per-bot mean score, adjacent gaps) over tables of 4, 5 and 8 and 2, 4, 8, 16 deals per table.
 
 Thousands of trial leagues are fitted, so the fits here are a vectorised form of
-:func:`workers.ranking.compute`'s least squares with its jackknife over blocks; every run checks
+:func:`workers.stats.ranking.compute`'s least squares with its jackknife over blocks; every run checks
 it against ``ranking.compute`` itself (order, scores, every interval, every adjacent gap's t) on
 trial leagues of each kind and stops if they differ.
 """
@@ -43,7 +43,8 @@ from bot_sdk.play import play_match
 from bot_sdk.stats import derive_seed
 from games.classic.bots import HeuristicBot
 from referee.rules.registry import make_variant
-from workers import adaptive, ranking
+from workers.planning import adaptive
+from workers.stats import ranking
 
 N = 8
 LADDER = tuple(i / 10 for i in range(N))
@@ -237,7 +238,7 @@ def fit(data: Pool, tables: np.ndarray, deals: np.ndarray, *, jackknife: bool = 
 
 
 def noise(data: Pool, tables: Sequence[int], deals: Sequence[int], league: Fit) -> float:
-    """:func:`workers.adaptive.score_noise` of a league: Σ residual² = Σ centred² − rᵀ·skill."""
+    """:func:`workers.planning.adaptive.score_noise` of a league: Σ residual² = Σ centred² − rᵀ·skill."""
     t, d = np.asarray(tables), np.asarray(deals)
     squares = float(data.squares[t, d].sum()) - float(data.r[t, d].sum(axis=0) @ league.score)
     return math.sqrt(squares / (len(tables) * data.k * (data.k - 1) - (N - 1)))
@@ -286,7 +287,7 @@ def check_against_compute(data: Pool, tables: Sequence[int], deals: Sequence[int
             problems.append(f"pair {a} != {b}")
     if problems:
         raise AssertionError(
-            "the bench's fit differs from workers.ranking.compute: " + "; ".join(problems[:3])
+            "the bench's fit differs from workers.stats.ranking.compute: " + "; ".join(problems[:3])
         )
 
 
@@ -334,7 +335,7 @@ class AdaptiveOutcome(NamedTuple):
 def adaptive_league(
     data: Pool, rule: adaptive.AdaptiveRule, seed: int, check: bool = False
 ) -> AdaptiveOutcome:
-    """One adaptive league on the pool, planned by :func:`workers.adaptive.plan_next` itself."""
+    """One adaptive league on the pool, planned by :func:`workers.planning.adaptive.plan_next` itself."""
     rng = np.random.default_rng([seed, 7])
     planned: list[Block] = []
     tables: list[int] = []

@@ -3,7 +3,7 @@
 Real games first: for each pair of bots, a pool of classic deals (games to 66, tables of four,
 the field ``random, heuristic, lowest``), each deal played as ``bot test`` plays it — NEW's table
 and OLD's table on one seed, every seat rotation, in this process — giving one paired difference
-per deal. Then seeded trials of the test itself (:mod:`workers.sprt`, default settings: margin
+per deal. Then seeded trials of the test itself (:mod:`workers.planning.sprt`, default settings: margin
 2 bull heads per game, α = β = 0.05, batches of 4 deals, no decision before 16, at most 200) draw
 deals from the pool with replacement until the test stops.
 
@@ -30,7 +30,7 @@ from arena.tournament import Block, play_block
 from bot_sdk.stats import derive_seed
 from games.classic.bots import HeuristicBot
 from games.classic.rules.classic import ClassicView
-from workers import sprt
+from workers.planning import sprt
 
 FIELD = ("random", "heuristic", "lowest")
 HERE = Path(__file__).resolve()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workers import adaptive
+from workers.planning import adaptive
 
 
 def main() -> int:

@@ -1,7 +1,7 @@
 """League statistics that need every stored result: ratings over time and results by opponent.
 
 The league stores only its latest ratings, so the bot page recomputes each entrant's path the
-way :func:`workers.ratings.compute_ratings` does (OpenSkill Plackett–Luce over the results in
+way :func:`workers.stats.ratings.compute_ratings` does (OpenSkill Plackett–Luce over the results in
 match order; a test pins the last point to the stored rating), and counts, for every pair of
 entrants, the games they shared and who finished ahead.
 
@@ -23,7 +23,7 @@ from itertools import groupby
 
 from sqlalchemy import Engine, func, select
 
-from workers.ratings import prior_ordinal, rate_matches
+from workers.stats.ratings import prior_ordinal, rate_matches
 from workers.store.schema import blocks, matches, seat_results
 
 log = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ from typing import Any
 from sqlalchemy import Connection, and_, func, literal, select
 
 from referee.faults import short_reason
-from workers import deals
-from workers.faults import describe_exit, parse_detail
+from workers.planning import deals
+from workers.play.faults import describe_exit, parse_detail
 from workers.store.repo import NotFoundError, labels_apart
 from workers.store.schema import (
     FAULT_COLUMNS,
@@ -219,7 +219,7 @@ def league(conn: Connection, league_id: int) -> dict[str, Any]:
 def standings(conn: Connection, info: dict[str, Any]) -> dict[str, Any]:
     """The league table as last computed by the league (the ``ratings`` table), best first.
 
-    The order is the batch fit's (``score``, see :mod:`workers.ranking`); each row carries its
+    The order is the batch fit's (``score``, see :mod:`workers.stats.ranking`); each row carries its
     interval, rank interval and the gap to the next entrant with whether the two are told apart.
     OpenSkill's ``rating`` (mu − 3 sigma) is the online rating, shown for matchmaking only.
     Entrants without a stored line come last with ``None`` numbers. ``rated_games`` against

@@ -2,7 +2,7 @@
 
 The test is a league whose ``stopping`` rule has kind ``sprt``; the league page shows this instead
 of a league table. The numbers come from the same pure functions the command line uses
-(:mod:`workers.sprt`), over the stored results of NEW's and OLD's seats.
+(:mod:`workers.planning.sprt`), over the stored results of NEW's and OLD's seats.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dashboard import plots, queries
 from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
 from referee.rules.spec import game_of
-from workers import sprt
+from workers.planning import sprt
 from workers.store.schema import blocks, leagues, matches, seat_results
 
 

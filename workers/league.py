@@ -14,19 +14,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
-from sqlalchemy.exc import OperationalError
 
 from arena.tournament import Block
 from referee.rules.registry import find_variant, make_variant
 from referee.settings import load as load_settings
-from workers import adaptive, entrants, ranking, ratings, rounds
-from workers.deals import draw as draw_seed
-from workers.planning import PlanError, plan_league
+from workers.bots import entrants
+from workers.planning import PlanError, adaptive, deals, plan_league, rounds
+from workers.planning.deals import draw as draw_seed
+from workers.stats import ranking, ratings
 from workers.store import repo
-from workers.store.engine import StoreError, make_engine
+from workers.store.engine import make_engine
 
 if TYPE_CHECKING:
-    from workers.messages import BlockMessage
+    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +45,7 @@ class Planned:
     stopping: Mapping[str, Any] | None
     fresh_processes: bool = False
     deal_key: bytes | None = None
-    """The secret key of the deal seeds (:mod:`workers.deals`); ``None`` for a given seed."""
+    """The secret key of the deal seeds (:mod:`workers.planning.deals`); ``None`` for a given seed."""
 
 
 def create(engine: Engine, name: str, refs: Sequence[str], **options: Any) -> repo.League:
@@ -71,14 +71,14 @@ def prepare(
 ) -> Planned:
     """Check and plan a league, storing nothing (``engine`` ``None``: there is no store yet).
 
-    ``refs`` name the entrants (:mod:`workers.entrants`: stored bots, reference bots, files,
+    ``refs`` name the entrants (:mod:`workers.bots.entrants`: stored bots, reference bots, files,
     ``NAME*N``); bot files are checked last, after everything cheaper. With an adaptive
-    ``stopping`` rule (:mod:`workers.adaptive`) only the balanced first round is planned here
+    ``stopping`` rule (:mod:`workers.planning.adaptive`) only the balanced first round is planned here
     (``deals`` is then ignored); the run loops add the next rounds. A sampled league takes its
-    size as ``per_bot`` (tables per entrant) or ``tables`` (:mod:`workers.formats`); a ladder
-    (``fmt`` ``ladder``) its settings as ``stopping`` (:func:`workers.ladder.rule`, defaults if
+    size as ``per_bot`` (tables per entrant) or ``tables`` (:mod:`workers.planning.formats`); a ladder
+    (``fmt`` ``ladder``) its settings as ``stopping`` (:func:`workers.planning.ladder.rule`, defaults if
     ``None``) and plans its placement round here. Without a ``seed``, the seed and a deal key are
-    drawn from the OS's randomness (:func:`workers.deals.draw`): the deals are secret.
+    drawn from the OS's randomness (:func:`workers.planning.deals.draw`): the deals are secret.
     """
     repo.check_name("league", name)
     seed, deal_key = draw_seed(seed)
@@ -90,7 +90,7 @@ def prepare(
     found = entrants.find(engine, refs, canonical)
     count = len(found.entrants)
     if fmt == "ladder":
-        from workers import ladder
+        from workers.planning import ladder
 
         stopping = (ladder.LadderRule.from_json(stopping) if stopping else ladder.rule()).to_json()
         blocks = ladder.first_round(count, table_size, seed, ladder.LadderRule.from_json(stopping))
@@ -99,7 +99,7 @@ def prepare(
         blocks = _first_round(stopping, fmt, count, table_size, seed)
         deals = 1
     elif fmt == "sampled":
-        from workers.formats import tables_per_bot
+        from workers.planning.formats import tables_per_bot
 
         per_bot = tables_per_bot(count, table_size, per_bot, tables)
         blocks = plan_league(fmt, count, table_size, deals, seed, per_bot=per_bot)
@@ -169,13 +169,13 @@ def _first_round(
 
 def _play_some(url: str, block_ids: Sequence[int], worker: str | None = None) -> list[str]:
     """Pool worker body: blocks of one league, up to ``SIXNIMMT_BLOCKS_AT_ONCE`` of them played
-    as one set of matches on this process's warm bots (:func:`workers.execute.play_blocks`).
+    as one set of matches on this process's warm bots (:func:`workers.play.execute.play_blocks`).
 
-    A pool process keeps its warm pool (:mod:`workers.warm`) from task to task, so the bots of
+    A pool process keeps its warm pool (:mod:`workers.play.warm`) from task to task, so the bots of
     the blocks it played before are live processes already.
     """
-    from workers import warm
-    from workers.execute import play_blocks
+    from workers.play import warm
+    from workers.play.execute import play_blocks
 
     engine = make_engine(url)
     try:
@@ -202,10 +202,10 @@ def _pool_process() -> None:
 
 
 def _stop_playing(signum: int, frame: Any) -> None:
-    from workers.lease import ProcessGroup
+    from workers.play.lease import ProcessGroup
 
     ProcessGroup.kill_all()  # the block ends at once; its directories go on the way out
-    from workers import warm
+    from workers.play import warm
 
     pool = warm.current()
     if pool is not None:
@@ -234,7 +234,7 @@ def plan_next_round(engine: Engine, league: repo.League) -> int | None:
     its blocks are stored; a fixed plan always answers 0), ``None`` while blocks of this league are
     still to be stored, when nothing can be decided. A caller must not read ``None`` as finished:
     the last block may be stored between this read and the caller's next. Two runners that call
-    this at once plan the same round (:mod:`workers.rounds`) and store it once.
+    this at once plan the same round (:mod:`workers.planning.rounds`) and store it once.
     """
     if not league.stopping:
         return 0
@@ -306,134 +306,12 @@ def run_local(
         raise
 
 
-def start(
-    engine: Engine, league: repo.League, *, send: Callable[[BlockMessage], object] | None = None
-) -> int:
-    """Hand a league to the workers (``league start``); returns how many blocks were queued.
-
-    Queues only blocks with no message in the broker already, so starting twice queues nothing
-    twice; from then on the workers' reconciliation finishes the league (:mod:`workers.reconcile`).
-    """
-    from workers import reconcile
-
-    repo.start_league(engine, league.id)
-    report = reconcile.reconcile_league(
-        engine,
-        league.id,
-        send or reconcile.celery_send,
-        # A broker that cannot be read gets every waiting block (a duplicate message is harmless),
-        # and an unreachable one is reported once, by the send that fails.
-        queued=reconcile.queued_block_ids(load_settings().broker_url, store=repo.store_id(engine), warn=False)
-        or set(),
-        grace_s=0,
-    )
-    return sum(len(ids) for ids in report.queued.values())
-
-
-RETRY_ERRORS: tuple[type[BaseException], ...] = (OperationalError, StoreError, OSError)
-"""What following a league retries: the store or the broker cannot be reached for now."""
-
-
-def _retry_errors() -> tuple[type[BaseException], ...]:
-    from kombu.exceptions import OperationalError as BrokerError
-
-    return (*RETRY_ERRORS, BrokerError)
-
-
-def run_celery(
-    engine: Engine,
-    league: repo.League,
-    *,
-    progress: Callable[[int], None] | None = None,
-    planned: Callable[[int], None] | None = None,
-    poll_s: float = 0.5,
-    timeout_s: float | None = None,
-    notify: Callable[[str], None] | None = None,
-    no_worker_s: float = 30.0,
-    send: Callable[[BlockMessage], object] | None = None,
-) -> dict[str, int]:
-    """Start the league on the workers (:func:`start`) and follow the store until it is finished.
-
-    Following only reads: interrupting it leaves the league to the workers. Store and broker
-    errors are retried with backoff (up to 30 s apart), each retry told to ``notify``, which also
-    hears when no worker has been seen for ``no_worker_s``. A league with a stopping rule goes on
-    round after round: the workers add the rounds, and so does this loop when it sees one stored.
-    """
-    from workers import reconcile
-
-    say = notify or (lambda message: None)
-    send = send or reconcile.celery_send
-    started = time.monotonic()
-    errors = _retry_errors()
-    delay = 0.0
-
-    def attempt(what: str, call: Callable[[], Any]) -> Any:
-        nonlocal delay
-        while True:
-            try:
-                value = call()
-                delay = 0.0
-                return value
-            except errors as exc:
-                delay = min(30.0, max(1.0, delay * 2))
-                reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:200]
-                say(f"{what} failed ({type(exc).__name__}: {reason}); retrying in {delay:.0f} s")
-                _check_timeout(started, timeout_s, "the league is not finished")
-                time.sleep(delay)
-
-    queued = attempt("starting the league", lambda: start(engine, league, send=send))
-    total = None
-    seen = 0
-    done_before: int | None = None
-    last_change = time.monotonic()
-    warned = 0.0
-    while True:
-        counts = attempt("reading the store", lambda: repo.block_counts(engine, league.id))
-        done = counts.get("done", 0)
-        if done_before is None:
-            done_before = done
-        blocks = sum(counts.values())
-        if total is not None and blocks > total and planned:
-            planned(blocks - total)
-        total = blocks
-        if done - done_before > seen:
-            if progress:
-                progress(done - done_before - seen)
-            seen = done - done_before
-            last_change = time.monotonic()
-        if done == blocks:
-            report = attempt("adding the next round", lambda: reconcile.advance(engine, league.id, send))
-            if report.finished:
-                return {"stored": seen, "queued": queued}
-            if not report.queued:  # another runner is adding it
-                time.sleep(poll_s)
-            continue
-        now = time.monotonic()
-        if now - last_change >= no_worker_s and now - warned >= no_worker_s:
-            seen_at = attempt("reading the store", lambda: repo.last_worker_seen(engine))
-            ago = reconcile.elapsed_since(seen_at)
-            if ago is None or ago >= no_worker_s:
-                say(
-                    "no worker has been seen for "
-                    + ("ever" if ago is None else f"{ago:.0f} s")
-                    + ": start one with 'sixnimmt worker' (the league waits in the queue)"
-                )
-                warned = now
-        _check_timeout(started, timeout_s, f"{blocks - done} of {blocks} blocks not stored")
-        time.sleep(poll_s)
-
-
-def _check_timeout(started: float, timeout_s: float | None, what: str) -> None:
-    if timeout_s is not None and time.monotonic() - started > timeout_s:
-        raise TimeoutError(f"{what} after {timeout_s:.0f} s")
-
-
 def table(
     engine: Engine, league: repo.League, *, method: str = "ls", confidence: float = 0.95
 ) -> tuple[list[dict[str, Any]], ranking.Standings]:
     """Recompute the league table from every stored result and store it.
 
-    Rows come best first, with bot names; the :class:`~workers.ranking.Standings` carries the
+    Rows come best first, with bot names; the :class:`~workers.stats.ranking.Standings` carries the
     gaps between neighbours and whether each pair is told apart.
     """
     results = repo.league_results(engine, league.id)
@@ -454,6 +332,11 @@ def table(
 def standings(engine: Engine, league: repo.League) -> list[dict[str, Any]]:
     """The league table's rows, best first (see :func:`table`)."""
     return table(engine, league)[0]
+
+
+def verify_deals(engine: Engine, league: repo.League) -> list[deals.Checked]:
+    """Every stored block of ``league`` checked against its seed and deal key (:func:`deals.check_blocks`)."""
+    return deals.check_blocks(league, repo.played_seeds(engine, league.id))
 
 
 def entrant_names(league: repo.League) -> list[str]:

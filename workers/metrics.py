@@ -124,8 +124,8 @@ LEAGUE_STALLED_SECONDS = Gauge(
 )
 MESSAGES_REFUSED = Counter(
     "sixnimmt_worker_messages_refused_total",
-    "play_block messages a worker refused and dropped, by reason (workers.messages.Refusal: other_store,"
-    " not_started, other_league, unknown_block, old_format, malformed).",
+    "play_block messages a worker refused and dropped, by reason (workers.queue.messages.Refusal:"
+    " other_store, not_started, other_league, unknown_block, old_format, malformed).",
     ["reason"],
 )
 REQUEUE_REASONS = ("unqueued", "lease_expired", "next_round")

@@ -53,8 +53,12 @@ def test_a_transcript_with_a_forged_deal_is_rejected() -> None:
     deal = transcript.steps[0][0][1]
     assert isinstance(deal, tuple)
     forged = Transcript(
-        transcript.variant, transcript.engine_version, transcript.config, transcript.seed,
-        (((CHANCE, (deal[1], deal[0], *deal[2:])),), *transcript.steps[1:]), transcript.outcome,
+        transcript.variant,
+        transcript.engine_version,
+        transcript.config,
+        transcript.seed,
+        (((CHANCE, (deal[1], deal[0], *deal[2:])),), *transcript.steps[1:]),
+        transcript.outcome,
     )
     with pytest.raises(TranscriptError, match="step 1: the chance outcome"):
         verify(forged)

@@ -40,9 +40,7 @@ def test_plus_points_beyond_44_are_lost() -> None:
 
 def test_minus_points_beyond_44_are_lost_at_every_change() -> None:
     game = boardkit.game([". . T", ". . R . . T", *FIVE[2:]], players=2, oxen={5: 2, 6: 3, 52: 3})
-    state = game.position(
-        [(5, 6), (50, 51), (60,), (40,), ()], [(7, 52), (70, 80)], scores=[-40, 0]
-    )
+    state = game.position([(5, 6), (50, 51), (60,), (40,), ()], [(7, 52), (70, 80)], scores=[-40, 0])
     state, events = step(game, state, {0: 7, 1: 70})
     assert of_type(events, PointsScored) == [PointsScored(0, -5, -4, -44, "take_row")]
     state, events = step(game, state, {0: 52, 1: 80})
@@ -56,9 +54,7 @@ def test_minus_points_beyond_44_are_lost_at_every_change() -> None:
 def test_the_play_two_row_switches_two_tiles_on_when_opened_and_off_when_its_spaces_are_covered() -> None:
     rows = [". . . . . . T", ". . . . . . T", ". . . . . . T", ". . . T", ". D D . T"]
     game = boardkit.game(rows, players=2)
-    state = game.position(
-        [(10,), (20,), (30,), (40, 41, 42), ()], [(43, 44, 45, 50), (11, 12, 13, 14)]
-    )
+    state = game.position([(10,), (20,), (30,), (40, 41, 42), ()], [(43, 44, 45, 50), (11, 12, 13, 14)])
     assert [d.kind for d in state.pending] == [DecisionKind.CARD] * 2
     # The 43 takes the fourth row and opens the special row below it: two tiles each.
     state, events = step(game, state, {0: 43, 1: 11})
@@ -126,9 +122,7 @@ def test_clovers_count_when_minus_points_move_onto_or_past_them() -> None:
 
 def test_passing_clovers_asks_which_pile_while_both_hold_cards() -> None:
     game = boardkit.game(TAKE_FIFTH, players=2, luck=True, oxen={1: 4, 2: 4})
-    state = game.position(
-        [(1, 2, 3, 4), (10,), (20,), (30,), ()], [(5, 60), (50, 70)], scores=[-3, 0]
-    )
+    state = game.position([(1, 2, 3, 4), (10,), (20,), (30,), ()], [(5, 60), (50, 70)], scores=[-3, 0])
     state, events = step(game, state, {0: 5, 1: 50})
     assert state.scores[0] == -13
     assert [(d.seat, d.kind, d.options) for d in state.pending] == [(0, DecisionKind.PILE, (1, 2))]

@@ -259,7 +259,7 @@ class Worker:
         self.environ = {**os.environ, **env, "TMPDIR": str(self.tmp), "PYTHONUNBUFFERED": "1"}
         argv = [
             *hosts.exec_in(hosts.workers[n]),
-            sys.executable, "-m", "celery", "-A", "workers.app", "worker",
+            sys.executable, "-m", "celery", "-A", "workers.queue.app", "worker",
             "--pool=prefork", "--concurrency=1", f"--hostname={name}@host{n}", "--loglevel=INFO",
             "--without-gossip", "--without-mingle", "--without-heartbeat",
         ]  # fmt: skip

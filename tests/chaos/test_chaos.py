@@ -240,7 +240,7 @@ def test_kill9_a_worker_mid_block(scenario: Callable[..., Scenario]) -> None:
     fault_end = time.time()
     orphans = w1.leftovers()
     kinds = {name.split("-p")[0].rstrip("0123456789") for name in orphans}
-    # A block of fresh bots leaves its block and bots directories; warm bots (workers.warm) live
+    # A block of fresh bots leaves its block and bots directories; warm bots (workers.play.warm) live
     # in the pool's directory, named as block 0's.
     assert orphans and kinds <= {"sixnimmt-block", "sixnimmt-bots"}, (
         f"the killed worker left its block's directories: {orphans}"

@@ -23,7 +23,7 @@ from starlette.testclient import TestClient
 from dashboard.access import SESSION_COOKIE, TokenTooShortError
 from dashboard.app import create_app
 from workers import league as leagues
-from workers.artifacts import pack
+from workers.bots.artifacts import pack
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade

@@ -16,8 +16,9 @@ from starlette.testclient import TestClient
 
 from dashboard import plots
 from dashboard.app import create_app
-from workers import bottest, sprt
 from workers import league as leagues
+from workers.cli import bottest
+from workers.planning import sprt
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade

@@ -207,10 +207,10 @@ def test_worker_probes_ping_this_pods_celery_node(render: str, monkeypatch: pyte
         shell, flag, line = container[probe]["exec"]["command"]
         assert (shell, flag) == ("sh", "-c"), "a shell expands $HOSTNAME (the pod's name)"
         argv = shlex.split(line)
-        assert argv[:5] == ["celery", "-A", "workers.app", "inspect", "ping"]
+        assert argv[:5] == ["celery", "-A", "workers.queue.app", "inspect", "ping"]
         assert argv[argv.index("-d") + 1] == "celery@$HOSTNAME"
         assert float(argv[argv.index("--timeout") + 1]) < container[probe]["timeoutSeconds"]
-    from workers import app as app_module
+    from workers.queue import app as app_module
 
     assert isinstance(app_module.app, celery.Celery)
     # `sixnimmt worker` names its node Celery's default, celery@<hostname> (in a pod: its name).

@@ -133,7 +133,7 @@ def test_a_wheel_built_from_the_context_holds_every_roles_files(tmp_path: Path) 
     (wheel,) = wheels.glob("sixnimmt_arena-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     needed = {
-        "workers/sandbox.py",  # the worker runs it as the bots' bootstrap
+        "workers/sandbox/__init__.py",  # the worker runs it as the bots' bootstrap
         "workers/store/migrations/env.py",  # `league migrate`
         "dashboard/templates/base.html",
         "dashboard/static/style.css",

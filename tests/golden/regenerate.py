@@ -80,6 +80,7 @@ def _snapshot(variant: Any, game: Playthrough, step: Any, events: Any) -> dict[s
 
 def dump(data: dict[str, Any]) -> str:
     """Readable, diff-friendly JSON: one line per header field, per step summary and per view."""
+
     def compact(value: Any) -> str:
         return json.dumps(value, separators=(",", ":"))
 

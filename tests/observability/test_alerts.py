@@ -51,7 +51,7 @@ def test_every_rule_queries_known_metrics_and_links_its_runbook(rule: dict[str, 
 def test_label_values_in_rules_are_ones_the_code_uses() -> None:
     from referee.server import metrics as referee_metrics
     from workers import metrics
-    from workers.messages import Refusal
+    from workers.queue.messages import Refusal
 
     reasons = {*metrics.REQUEUE_REASONS, *(r.value for r in Refusal), *referee_metrics.REFUSALS}
     used: dict[str, set[str]] = {"reason": reasons, "outcome": {"ok", "failed"}}

@@ -1,7 +1,7 @@
 """The workers' metrics: blocks played in this process, task runs and retries, the queue depth read
 from Redis, and a real ``sixnimmt worker`` (prefork pool, multiprocess mode) scraped over HTTP.
 
-Nothing is mocked: blocks are played by ``workers.execute.play_block`` with sandboxed bot processes
+Nothing is mocked: blocks are played by ``workers.play.execute.play_block`` with sandboxed bot processes
 and a referee in a thread, on a SQLite store; the queue is a real Redis database.
 """
 
@@ -24,8 +24,9 @@ from obskit import assert_bounded, assert_histogram_consistent, free_port, local
 
 from workers import league as leagues
 from workers import metrics
-from workers.execute import play_block
-from workers.messages import BlockMessage
+from workers.play.execute import play_block
+from workers.queue import runner
+from workers.queue.messages import BlockMessage
 from workers.store import repo
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -97,7 +98,7 @@ def test_blocks_bot_processes_and_store_writes_are_counted(engine: Any) -> None:
 def test_every_task_run_is_counted_with_its_outcome_and_retry_reason(
     engine: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    import workers.tasks as tasks
+    import workers.queue.tasks as tasks
 
     league = _league(engine, ["random", "lowest"], deals=1)
     block = repo.blocks_of(engine, league.id)[0]
@@ -140,8 +141,8 @@ def test_every_task_run_is_counted_with_its_outcome_and_retry_reason(
 
 
 def test_the_queue_depth_is_read_from_redis_at_each_scrape(redis_url: str) -> None:
-    from workers.app import app
-    from workers.tasks import play_block as task
+    from workers.queue.app import app
+    from workers.queue.tasks import play_block as task
 
     def read(collector: metrics.QueueDepth) -> dict[str, float]:
         return {s.name: s.value for family in collector.collect() for s in family.samples}
@@ -173,8 +174,8 @@ def test_a_prefork_worker_serves_the_metrics_of_all_its_processes(
     engine: Any, redis_url: str, tmp_path: Path
 ) -> None:
     """``sixnimmt worker --concurrency 2``: one endpoint adds up its pool processes, even dead ones."""
-    from workers.app import app
-    from workers.tasks import play_block as task
+    from workers.queue.app import app
+    from workers.queue.tasks import play_block as task
 
     league = _league(engine, ["random", "lowest", "highest"])
     blocks = repo.blocks_of(engine, league.id)
@@ -210,7 +211,7 @@ def test_a_prefork_worker_serves_the_metrics_of_all_its_processes(
         assert scrape(url).value("sixnimmt_worker_broker_up") == 1
         with app.connection_for_write(redis_url) as connection:
             # Started as `league start` starts a league: its messages name the store and league.
-            leagues.start(engine, league, send=lambda m: task.apply_async(m.args(), connection=connection))
+            runner.start(engine, league, send=lambda m: task.apply_async(m.args(), connection=connection))
         wait_for(
             lambda: all(b.status == "done" for b in repo.blocks_of(engine, league.id)), 240, "every block"
         )

@@ -99,16 +99,16 @@ class Toy(Variant[ToyState, ToyConfig]):
         return Outcome(state.scores, ranks, Termination.HANDS_PLAYED)
 '''
 
-WIRE = '''
+WIRE = """
 from referee.wire import PLUGIN, Codec, register
 from toygame import toy_pb2
 from toygame.rules import Ended, Picked, ToyView
 
 register(Codec(("toy",), PLUGIN, ToyView, (Picked, Ended),
                view_message=toy_pb2.ToyView, event_message=toy_pb2.ToyEvent))
-'''
+"""
 
-BOTS = '''
+BOTS = """
 from typing import ClassVar
 from bot_sdk.bot import Bot
 
@@ -116,13 +116,13 @@ class RandomBot(Bot):
     variants: ClassVar[tuple[str, ...]] = ("toy",)
     def decide(self, view):
         return self.rng.choice(view.decision.options)
-'''
+"""
 
-SPEC = '''
+SPEC = """
 from referee.rules.spec import GameSpec
 SPEC = GameSpec(name="toy", variants=("toygame.rules:Toy",), codec="toygame.wire",
                 sdk=("bot_sdk.bot:Bot",), bots={"toy": {"random": "toygame.bots:RandomBot"}})
-'''
+"""
 
 
 def _dist(site: Path, name: str, entry: str) -> None:

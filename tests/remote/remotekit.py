@@ -1,7 +1,7 @@
 """Real processes for the remote-bot tests: a ``sixnimmt referee serve`` with a public TCP port (TLS
 or not) and a Unix socket for the league, a store, and ``sixnimmt bot connect`` subprocesses.
 
-Accounts and keys are made in this process (``workers.accounts``, as the commands do) where the
+Accounts and keys are made in this process (``workers.bots.accounts``, as the commands do) where the
 commands themselves are not what a test is about: each ``sixnimmt`` command costs about 2 s here.
 """
 
@@ -106,7 +106,7 @@ class Site:
 
         The referee is handed the store's keys at once, as each remote block does first.
         """
-        from workers import accounts
+        from workers.bots import accounts
 
         engine = self.engine()
         try:
@@ -119,7 +119,7 @@ class Site:
 
     def push(self, engine: Any) -> None:
         from arena.remote import RefereeClient
-        from workers import remote
+        from workers.bots import connected as remote
 
         client = RefereeClient(self.referee.socket, admin_token=ADMIN)
         try:

@@ -11,7 +11,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, select
 from testkit import migrated_store
 
-from workers import accounts, entrants
+from workers.bots import accounts, entrants
 from workers.store import repo
 from workers.store.schema import api_keys, metadata
 

@@ -177,7 +177,8 @@ def test_per_key_limits_are_enforced_by_the_referee(site: Site) -> None:
 
 def test_a_key_set_read_before_a_key_was_made_does_not_drop_it(site: Site) -> None:
     """Pushes from several processes arrive in any order: an older set is ignored, not applied."""
-    from workers import accounts, remote
+    from workers.bots import accounts
+    from workers.bots import connected as remote
 
     engine = site.engine()
     client = site.admin()

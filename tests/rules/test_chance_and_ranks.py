@@ -149,9 +149,18 @@ def test_an_outcome_names_its_winners_and_converts_to_json() -> None:
 
 def test_events_convert_to_json() -> None:
     assert event_to_json(CardsRevealed(1, 3, ((3, 0), (9, 1)))) == {
-        "type": "CardsRevealed", "hand": 1, "turn": 3, "plays": [[3, 0], [9, 1]],
+        "type": "CardsRevealed",
+        "hand": 1,
+        "turn": 3,
+        "plays": [[3, 0], [9, 1]],
     }
     assert event_to_json(CardPlaced(0, 3, 1, False, (37,), 1)) == {
-        "type": "CardPlaced", "seat": 0, "card": 3, "row": 1, "left": False, "taken": [37], "bulls": 1,
+        "type": "CardPlaced",
+        "seat": 0,
+        "card": 3,
+        "row": 1,
+        "left": False,
+        "taken": [37],
+        "bulls": 1,
     }
     assert event_to_json(HandDealt(2, ((1,), (2,)))) == {"type": "HandDealt", "hand": 2, "rows": [[1], [2]]}

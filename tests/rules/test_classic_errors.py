@@ -178,7 +178,11 @@ def test_the_defaults_are_the_rulebooks() -> None:
     config = make_variant("classic").config
     assert (config.players, config.hand_size, config.rows, config.row_capacity) == (4, 10, 4, 5)
     assert (config.deck, config.target, config.hands, config.tactics, config.professional) == (
-        104, 66, None, False, False
+        104,
+        66,
+        None,
+        False,
+        False,
     )
 
 

@@ -91,20 +91,41 @@ CASES = [
     Case(
         "figure 3, the 3 takes row 0 (30 36: 4 bull heads)",
         FIGURE_3,
-        (Turn("3 9 68 83", choose={3: 0}, placed="3>0! 9>0 68>3 83>3",
-              rows="3 9 | 37 | 43 44 | 58 61 68 83", scores="4 0 0 0"),),
+        (
+            Turn(
+                "3 9 68 83",
+                choose={3: 0},
+                placed="3>0! 9>0 68>3 83>3",
+                rows="3 9 | 37 | 43 44 | 58 61 68 83",
+                scores="4 0 0 0",
+            ),
+        ),
     ),
     Case(
         "figure 3, the 3 takes row 2 (43 44: 6 bull heads)",
         FIGURE_3,
-        (Turn("3 9 68 83", choose={3: 2}, placed="3>2! 9>2 68>3 83>3",
-              rows="30 36 | 37 | 3 9 | 58 61 68 83", scores="6 0 0 0"),),
+        (
+            Turn(
+                "3 9 68 83",
+                choose={3: 2},
+                placed="3>2! 9>2 68>3 83>3",
+                rows="30 36 | 37 | 3 9 | 58 61 68 83",
+                scores="6 0 0 0",
+            ),
+        ),
     ),
     Case(
         "figure 3, the 3 takes row 3 (58 61: 2 bull heads), 68 then goes behind the 44",
         FIGURE_3,
-        (Turn("3 9 68 83", choose={3: 3}, placed="3>3! 9>3 68>2 83>2",
-              rows="30 36 | 37 | 43 44 68 83 | 3 9", scores="2 0 0 0"),),
+        (
+            Turn(
+                "3 9 68 83",
+                choose={3: 3},
+                placed="3>3! 9>3 68>2 83>2",
+                rows="30 36 | 37 | 43 44 68 83 | 3 9",
+                scores="2 0 0 0",
+            ),
+        ),
     ),
     Case(
         "003 trap 1: the 45 goes behind the 42 on the full row, not behind the 41",
@@ -115,15 +136,24 @@ CASES = [
     Case(
         "003 trap 2 without the 29: the 62 would go behind the 60",
         TRAP_2,
-        (Turn("62 80", placed="62>0 80>1", rows="33 48 60 62 | 66 71 80 | 38 52 | 30 41 44 50 57",
-              scores="0 0"),),
+        (
+            Turn(
+                "62 80",
+                placed="62>0 80>1",
+                rows="33 48 60 62 | 66 71 80 | 38 52 | 30 41 44 50 57",
+                scores="0 0",
+            ),
+        ),
         ClassicConfig(players=2),
     ),
     Case(
         "003 trap 2: the 29 takes row 0 first, so the 62 lands on the full row 3",
         TRAP_2,
-        (Turn("62 29", choose={29: 0}, placed="29>0! 62>3!", rows="29 | 66 71 | 38 52 | 62",
-              scores="13 9"),),  # 30 41 44 50 57: 3 + 1 + 5 + 3 + 1; 33 48 60: 5 + 1 + 3
+        (
+            Turn(
+                "62 29", choose={29: 0}, placed="29>0! 62>3!", rows="29 | 66 71 | 38 52 | 62", scores="13 9"
+            ),
+        ),  # 30 41 44 50 57: 3 + 1 + 5 + 3 + 1; 33 48 60: 5 + 1 + 3
         ClassicConfig(players=2),
     ),
     Case(
@@ -135,8 +165,14 @@ CASES = [
     Case(
         "two rule-3 takes in one turn, the second of the new row",
         "1 2 3 4 5 | 90 | 95 | 100",
-        (Turn("6 7 8 9 10 11", placed="6>0! 7>0 8>0 9>0 10>0 11>0!",
-              rows="11 | 90 | 95 | 100", scores="6 0 0 0 0 7"),),
+        (
+            Turn(
+                "6 7 8 9 10 11",
+                placed="6>0! 7>0 8>0 9>0 10>0 11>0!",
+                rows="11 | 90 | 95 | 100",
+                scores="6 0 0 0 0 7",
+            ),
+        ),
         ClassicConfig(players=6),  # 1 2 3 4 5: 1+1+1+1+2; 6 7 8 9 10: 1+1+1+1+3
     ),
     Case(
@@ -173,22 +209,44 @@ CASES = [
     Case(
         "professional: rule 4 only when a card fits neither end of any row",
         "10 40 | 20 50 | 25 70 | 27 80",
-        (Turn("30 90", choose={30: 0}, placed="30>0! 90>3", rows="30 | 20 50 | 25 70 | 27 80 90",
-              scores="6 0"),),  # 10 40: 3 + 3
+        (
+            Turn(
+                "30 90",
+                choose={30: 0},
+                placed="30>0! 90>3",
+                rows="30 | 20 50 | 25 70 | 27 80 90",
+                scores="6 0",
+            ),
+        ),  # 10 40: 3 + 3
         ClassicConfig(players=2, professional=True),
     ),
     Case(
         "professional: the low card's row is asked after the lower cards are placed, before the rest",
         "10 40 | 20 50 | 25 70 | 27 80",
-        (Turn("5 30 90", choose={30: 1}, asked="5 10 40 | 20 50 | 25 70 | 27 80",
-              placed="5<0 30>1! 90>3", rows="5 10 40 | 30 | 25 70 | 27 80 90", scores="0 6 0"),),
+        (
+            Turn(
+                "5 30 90",
+                choose={30: 1},
+                asked="5 10 40 | 20 50 | 25 70 | 27 80",
+                placed="5<0 30>1! 90>3",
+                rows="5 10 40 | 30 | 25 70 | 27 80 90",
+                scores="0 6 0",
+            ),
+        ),
         ClassicConfig(players=3, professional=True),
     ),
     Case(
         "classic: the same table without the option, 5 is a low card",
         "10 40 | 20 50 | 25 70 | 27 80",
-        (Turn("5 30 90", choose={5: 0}, placed="5>0! 30>0 90>3", rows="5 30 | 20 50 | 25 70 | 27 80 90",
-              scores="6 0 0"),),
+        (
+            Turn(
+                "5 30 90",
+                choose={5: 0},
+                placed="5>0! 30>0 90>3",
+                rows="5 30 | 20 50 | 25 70 | 27 80 90",
+                scores="6 0 0",
+            ),
+        ),
         ClassicConfig(players=3),
     ),
     # Tactics: only cards 1 … 10·players + 4 are in play; the top card plays as usual.
@@ -329,7 +387,10 @@ def test_the_notation_reads_and_writes_rows_and_placements() -> None:
     assert notation.hands("- | 3 9") == ((), (3, 9))
     text = "21>0 30>0! 5<2 18<0!"
     assert [tuple(p) for p in notation.placements(text)] == [
-        (21, 0, False, False), (30, 0, False, True), (5, 2, True, False), (18, 0, True, True),
+        (21, 0, False, False),
+        (30, 0, False, True),
+        (5, 2, True, False),
+        (18, 0, True, True),
     ]
     assert notation.show_placements(notation.placements(text)) == text
     with pytest.raises(ValueError, match="not a placement"):

@@ -22,7 +22,17 @@ from referee.rules.errors import TranscriptError
 from referee.rules.transcript import Transcript, replay, verify
 
 VIEW_KEYS = {
-    "seat", "players", "phase", "hand_no", "turn", "hand", "rows", "piles", "scores", "revealed", "decision",
+    "seat",
+    "players",
+    "phase",
+    "hand_no",
+    "turn",
+    "hand",
+    "rows",
+    "piles",
+    "scores",
+    "revealed",
+    "decision",
 }
 VIEW_FIELDS = VIEW_KEYS | {"top_card", "row_capacity", "hand_size", "professional"}
 
@@ -154,8 +164,11 @@ def test_every_turn_agrees_with_the_reference_rules(
         plays = {seat: card for seat, card in turn[0].actions.items() if isinstance(card, int)}
         choices = [row for step in turn[1:] for row in step.actions.values() if isinstance(row, int)]
         rows, placed = reference.play_turn(
-            before.rows, plays, iter(choices),
-            capacity=config.row_capacity, professional=config.professional,
+            before.rows,
+            plays,
+            iter(choices),
+            capacity=config.row_capacity,
+            professional=config.professional,
         )
         events = [e for step in turn for e in step.events if isinstance(e, CardPlaced)]
         assert [reference.Placed(e.seat, e.card, e.row, e.left, e.taken) for e in events] == placed

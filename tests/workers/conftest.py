@@ -4,7 +4,7 @@ Nothing here is mocked. The machine's PostgreSQL (``127.0.0.1:5432``, user ``pos
 auth) gets databases named ``sixnimmt_test_<pid>_<n>`` that are dropped afterwards; Redis
 (``127.0.0.1:6379``) lends each test one of its numbered databases, chosen under a file lock so
 that parallel sessions and xdist workers never share one, and flushed before and after.
-A :class:`CeleryWorker` is a real ``celery -A workers.app worker`` subprocess that is killed,
+A :class:`CeleryWorker` is a real ``celery -A workers.queue.app worker`` subprocess that is killed,
 with every process under it, when the test ends. :class:`PrivatePostgres` is a throwaway
 PostgreSQL cluster for tests that stop the database.
 
@@ -355,7 +355,7 @@ def kill_tree(pid: int) -> list[int]:
 
 
 class CeleryWorker:
-    """A real ``celery -A workers.app worker`` subprocess with the store and broker of a test.
+    """A real ``celery -A workers.queue.app worker`` subprocess with the store and broker of a test.
 
     ``env`` adds ``SIXNIMMT_*`` settings; the worker's log is kept in :attr:`log_path` and
     printed by the fixture when a test fails. ``cli``: started as ``sixnimmt worker`` instead
@@ -387,7 +387,7 @@ class CeleryWorker:
             "-m",
             "celery",
             "-A",
-            "workers.app",
+            "workers.queue.app",
             "worker",
             "--pool=prefork",
             f"--concurrency={concurrency}",
@@ -535,27 +535,27 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 class Broker:
     """Sends ``sixnimmt.play_block`` through a given Redis DB with the real task object.
 
-    ``workers.tasks.play_block`` is bound to ``workers.app.app``, whose broker is read from the
+    ``workers.queue.tasks.play_block`` is bound to ``workers.queue.app.app``, whose broker is read from the
     environment at import; each send here passes this test's broker connection explicitly.
     Workers play only blocks of started leagues: :meth:`hand_over` starts a league as ``league
     start`` does but keeps its messages for the test to send when it wants.
     """
 
     def __init__(self, url: str) -> None:
-        from workers.app import app
+        from workers.queue.app import app
 
         self.url = url
         self.connection = app.connection_for_write(url)
 
     def send(self, message: Any) -> str:
         """``play_block.apply_async(message.args())`` on this broker; returns the task id."""
-        from workers.tasks import play_block
+        from workers.queue.tasks import play_block
 
         return str(play_block.apply_async(message.args(), connection=self.connection).id)
 
     def send_raw(self, *args: Any) -> str:
         """A ``play_block`` message with these arguments, whatever they are (old or forged ones)."""
-        from workers.tasks import play_block
+        from workers.queue.tasks import play_block
 
         return str(play_block.apply_async(args, connection=self.connection).id)
 
@@ -572,7 +572,7 @@ class Broker:
 
         from sqlalchemy import update
 
-        from workers.messages import BlockMessage
+        from workers.queue.messages import BlockMessage
         from workers.store import repo
         from workers.store.schema import blocks
 

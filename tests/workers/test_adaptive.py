@@ -22,8 +22,7 @@ from sqlalchemy import Engine, func, select
 from testkit import sixnimmt as run_cli
 
 from arena.tournament import Block
-from workers import adaptive, rounds
-from workers.planning import PlanError
+from workers.planning import PlanError, adaptive, rounds
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
@@ -204,7 +203,7 @@ def engine(tmp_path: Path) -> Engine:
 
 
 def test_add_blocks_stores_a_round_once_and_refuses_a_different_one(engine: Engine) -> None:
-    from workers.submit import store_reference
+    from workers.bots.submit import store_reference
 
     versions = [store_reference(engine, "classic", name) for name in ("random", "lowest", "highest")]
     stopping = adaptive.rule(0.9, 20).to_json()

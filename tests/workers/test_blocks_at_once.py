@@ -17,11 +17,11 @@ from testkit import migrated_store
 
 from arena.remote import RefereeClient
 from arena.tournament import Block
-from workers import execute
 from workers import league as leagues
-from workers.execute import play_block, play_blocks
+from workers.play import execute
+from workers.play.execute import play_block, play_blocks
+from workers.play.warm import WarmPool
 from workers.store import repo, schema
-from workers.warm import WarmPool
 
 BOTS = Path(__file__).resolve().parent / "warm_bots"
 ONE_HAND = {"hands": 1, "target": None}

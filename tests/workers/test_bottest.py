@@ -13,7 +13,8 @@ from sqlalchemy import Engine, func, select
 from testkit import default_store, sixnimmt
 
 from bot_sdk.cli import main
-from workers import bottest, sprt
+from workers.cli import bottest
+from workers.planning import sprt
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade

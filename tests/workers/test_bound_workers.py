@@ -30,8 +30,8 @@ import redis
 from testkit import free_port
 
 from workers import league as leagues
-from workers import messages
-from workers.messages import BlockMessage, Refusal
+from workers.queue import messages, runner
+from workers.queue.messages import BlockMessage, Refusal
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
@@ -114,7 +114,7 @@ def test_the_refusal_log_is_shared_by_the_processes_forked_after_it(tmp_path: Pa
     "argv",
     [
         ["bot_sdk.cli", "worker", "--hostname", "w1@%h"],
-        ["celery", "-A", "workers.app", "worker", "--loglevel=INFO"],
+        ["celery", "-A", "workers.queue.app", "worker", "--loglevel=INFO"],
     ],
     ids=["sixnimmt-worker", "celery-worker"],
 )
@@ -278,7 +278,7 @@ def test_a_worker_refuses_another_stores_messages_and_leagues_not_started(
 
     # The control: given store A's own messages, the same worker plays its leagues to the end,
     # the one started now and the one whose messages were kept.
-    leagues.start(a, repo.find_league(a, "same"), send=broker.send)
+    runner.start(a, repo.find_league(a, "same"), send=broker.send)
     for message in held.values():
         broker.send(message)
     for league in (league_a, second_a):

@@ -9,7 +9,7 @@ Each league is started as ``league start`` starts it, but the test sends its mes
 (``broker.hand_over``: the workers' reconciliation leaves them to it).
 
 No mocks: PostgreSQL at 127.0.0.1:5432 (a fresh database per test), Redis at 127.0.0.1:6379 (a DB
-of the test's own), workers started as ``python -m celery -A workers.app worker`` with the bots in
+of the test's own), workers started as ``python -m celery -A workers.queue.app worker`` with the bots in
 the sandbox, as in production.
 """
 

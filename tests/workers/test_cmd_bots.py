@@ -259,7 +259,7 @@ def test_a_command_bot_packs_with_bot_toml_as_its_entry_point_and_without_node_m
     tmp_path: Path,
 ) -> None:
     from bot_sdk.command import parse
-    from workers.artifacts import bot_spec, pack, unpack
+    from workers.bots.artifacts import bot_spec, pack, unpack
 
     directory = bot_dir(tmp_path, "js", 'command = ["node", "main.js"]\n', {"main.js": "// a bot\n"})
     (directory / "node_modules" / "dep").mkdir(parents=True)

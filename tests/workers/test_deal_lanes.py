@@ -33,15 +33,15 @@ from arena.tournament import Block
 from referee.faults import FaultKind
 from referee.rules.chance import SeededChance
 from referee.rules.registry import make_variant
-from workers import bottest
 from workers import league as leagues
-from workers.artifacts import pack
-from workers.execute import play_block, play_blocks
-from workers.faults import parse_detail
+from workers.bots.artifacts import pack
+from workers.cli import bottest
+from workers.play.execute import play_block, play_blocks
+from workers.play.faults import parse_detail
+from workers.play.warm import WarmPool
 from workers.store import repo, schema
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
-from workers.warm import WarmPool
 
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots" / "rotations.py"
 ONE_HAND = {"hands": 1, "target": None}

@@ -14,15 +14,15 @@ import pytest
 from sqlalchemy import Engine, func, select
 from testkit import default_store, sixnimmt
 
-from workers import entrants
 from workers import league as leagues
-from workers.entrants import EntrantError, Wanted
+from workers.bots import entrants
+from workers.bots.entrants import EntrantError, Wanted
+from workers.bots.submit import reference_version
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
 from workers.store.schema import artifacts, blocks, bot_versions, bots, league_entrants
 from workers.store.schema import leagues as leagues_table
-from workers.submit import reference_version
 
 LOW = """
 from bot_sdk import ClassicBot
@@ -291,7 +291,7 @@ def test_a_failed_league_create_makes_no_store(tmp_path: Path) -> None:
 
 
 def test_bot_test_takes_the_game_s_reference_bots_and_refuses_slips_in_its_field(engine: Engine) -> None:
-    from workers import bottest
+    from workers.cli import bottest
 
     assert bottest.default_field("classic") == "random,heuristic,mc"
     assert bottest.default_field("brettspiel") == "random,heuristic"

@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 
 from arena.tournament import Block
-from workers import formats, ladder, rounds
-from workers.planning import PlanError, plan_league
+from workers.planning import PlanError, formats, ladder, plan_league, rounds
 from workers.store import repo
 
 

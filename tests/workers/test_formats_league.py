@@ -24,7 +24,7 @@ from testkit import sixnimmt as run_cli
 from testkit import wait_for
 
 from arena.tournament import Block
-from workers import ladder
+from workers.planning import ladder
 from workers.store import repo
 from workers.store.engine import make_engine
 
@@ -129,7 +129,7 @@ def test_bad_formats_are_refused_in_one_line_and_store_nothing(
     ],
 )
 def test_options_of_another_format_are_refused(options: dict[str, Any], message: str) -> None:
-    from workers.formats_cli import create_options
+    from workers.cli.formats import create_options
     from workers.planning import PlanError
 
     given = {"tables_per_bot": None, "tables": None, "placement": None, "round_deals": None}
@@ -139,7 +139,7 @@ def test_options_of_another_format_are_refused(options: dict[str, Any], message:
 
 
 def test_ladder_and_sampled_options_become_the_league_s_settings() -> None:
-    from workers.formats_cli import create_options
+    from workers.cli.formats import create_options
 
     given = {"tables_per_bot": None, "tables": None, "until_confident": None, "max_deals": 40}
     made = create_options(argparse.Namespace(format="ladder", placement=3, round_deals=5, **given))
@@ -283,9 +283,9 @@ def test_a_round_planned_before_an_add_stands_and_the_late_runner_takes_it(
     other seeds under the same numbers) is refused by the store: B stores nothing and reports A's
     round as the one to play; the newcomer's placement opens the round after."""
     from workers import league as leagues
-    from workers import rounds
+    from workers.bots.submit import reference_version
+    from workers.planning import rounds
     from workers.store.migrate import upgrade
-    from workers.submit import reference_version
 
     store = make_engine(f"sqlite:///{tmp_path / 'race.db'}")
     try:

@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from workers import league
-from workers.artifacts import pack
-from workers.faults import parse_detail
+from workers.bots.artifacts import pack
+from workers.play.faults import parse_detail
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade

@@ -25,15 +25,16 @@ from sqlalchemy import Engine, func, select, update
 from testkit import sixnimmt as run_cli
 
 from bot_sdk.tables import printable, printable_json
-from workers import accounts, artifacts, league
-from workers.artifacts import SubmissionError, pack
-from workers.execute import play_block
+from workers import league
+from workers.bots import accounts, artifacts
+from workers.bots.artifacts import SubmissionError, pack
+from workers.play.execute import play_block
+from workers.play.warm import WarmPool
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
 from workers.store.schema import artifacts as artifacts_table
 from workers.store.schema import bot_versions, bots
-from workers.warm import WarmPool
 
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots"
 GOOD = """
@@ -127,7 +128,7 @@ def test_reserved_names_cannot_be_squatted_and_an_account_still_plays_as_itself(
 
 
 def test_an_account_never_plays_code_stored_under_its_name(engine: Engine) -> None:
-    from workers import entrants
+    from workers.bots import entrants
 
     accounts.create_account(engine, "alice")
     squat = pack_text(GOOD)  # as a store written before names were reserved may hold
@@ -141,7 +142,7 @@ def test_an_account_never_plays_code_stored_under_its_name(engine: Engine) -> No
 
 def test_reserved_names_follow_the_installed_games() -> None:
     from referee.rules.spec import installed_variants
-    from workers.submit import check_submitted_name, reserved_because
+    from workers.bots.submit import check_submitted_name, reserved_because
 
     for cls in installed_variants():
         for name in (cls.name, *cls.aliases):

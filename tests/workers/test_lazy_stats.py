@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from workers import ranking
+from workers.stats import ranking
 
 
 def test_importing_the_league_and_its_pool_body_loads_no_scipy() -> None:
     code = (
         "import sys\n"
-        "import workers.league, workers.execute, workers.warm, workers.adaptive, workers.ratings\n"
+        "import workers.league, workers.play.execute, workers.play.warm\n"
+        "import workers.planning.adaptive, workers.stats.ratings\n"
         "print(sorted(m for m in sys.modules if m == 'scipy' or m.startswith('scipy.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -15,10 +15,10 @@ from sqlalchemy import select
 from testkit import sixnimmt as run_cli
 
 from arena.remote import BotProcess
-from workers.artifacts import SubmissionError, pack
+from workers.bots.artifacts import SubmissionError, pack
+from workers.bots.submit import submit
 from workers.store import repo
 from workers.store.schema import seat_results
-from workers.submit import submit
 
 RAISER = """
 from bot_sdk import ClassicBot

@@ -30,8 +30,9 @@ import redis
 
 from arena.tournament import Block
 from workers import league as leagues
-from workers import reconcile, rounds
-from workers.execute import play_block
+from workers.planning import rounds
+from workers.play.execute import play_block
+from workers.queue import reconcile, runner
 from workers.store import repo
 from workers.store.engine import make_engine
 
@@ -107,7 +108,7 @@ def test_a_started_league_finishes_alone_even_when_the_broker_loses_its_messages
     client = redis.Redis.from_url(redis_url)
 
     def lose_queued() -> int:
-        # The shared queue and every worker's own one (warm routing: workers/warm_routing.py).
+        # The shared queue and every worker's own one (warm routing: workers/queue/routing.py).
         queues = [q.decode() for q in client.keys("sixnimmt-blocks*") if client.type(q) == b"list"]
         if not queues:
             return 0
@@ -137,7 +138,7 @@ def test_an_adaptive_league_adds_its_rounds_under_league_start(
     celery_workers: Callable[..., Any],
     store: Any,
 ) -> None:
-    from workers import adaptive
+    from workers.planning import adaptive
 
     rule = adaptive.rule(0.99, 8).to_json()
     league = leagues.create(
@@ -151,7 +152,7 @@ def test_an_adaptive_league_adds_its_rounds_under_league_start(
     )
     first_round = len(repo.blocks_of(engine, league.id))
     with _env({"SIXNIMMT_BROKER_URL": redis_url}):
-        assert leagues.start(engine, league) == first_round
+        assert runner.start(engine, league) == first_round
     celery_workers("rounds", database_url=pg_url, broker_url=redis_url, env=FAST)
     store.wait(lambda: _phase(engine, league) == "finished", 180, "the adaptive league to finish", 0.3)
     planned = repo.blocks_of(engine, league.id)
@@ -195,7 +196,7 @@ def test_following_without_a_worker_says_so_and_ctrl_c_stops_at_once(
     )
     said: list[str] = []
     with _env({"SIXNIMMT_BROKER_URL": redis_url}), pytest.raises(TimeoutError):
-        leagues.run_celery(engine, league, notify=said.append, no_worker_s=1, poll_s=0.1, timeout_s=2.5)
+        runner.run_celery(engine, league, notify=said.append, no_worker_s=1, poll_s=0.1, timeout_s=2.5)
     assert any("no worker has been seen for ever" in line for line in said), said
 
     env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": redis_url}

@@ -24,8 +24,9 @@ import redis
 from sqlalchemy import Engine, update
 from test_store import engine, make_league, played, version  # noqa: F401 - the store fixture on both databases
 
-from workers import lease, reconcile
-from workers.messages import BlockMessage
+from workers.play import lease
+from workers.queue import reconcile
+from workers.queue.messages import BlockMessage
 from workers.store import repo
 from workers.store.schema import blocks
 
@@ -183,7 +184,7 @@ def test_a_league_is_not_finished_by_a_runner_that_saw_a_block_still_in_play(
     other block is still in play, and that block is stored before it goes on: it must neither
     finish the league (the stored results call for another round) nor plan one. The second, which
     saw the round complete, plans the next round."""
-    from workers import adaptive
+    from workers.planning import adaptive
 
     versions = [version(engine, f"bot{i}", f"code{i}".encode()) for i in range(3)]
     repo.create_league(

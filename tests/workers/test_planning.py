@@ -8,7 +8,7 @@ import random
 import pytest
 
 from workers.planning import PlanError, plan_league
-from workers.ratings import compute_ratings, head_to_head
+from workers.stats.ratings import compute_ratings, head_to_head
 
 
 def test_round_robin_plans_every_table_with_duplicate_deals() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from workers import ranking
+from workers.stats import ranking
 
 
 def simulate(

@@ -411,7 +411,7 @@ def test_postgresql_is_unreachable(workdir: Path) -> None:
 
 @pytest.mark.skipif(not ROOT, reason="bots of one user share it")
 def test_a_bot_reads_no_other_bots_files(workdir: Path, tmp_path: Path) -> None:
-    # A block's layout (workers.execute): a private root, one directory per bot.
+    # A block's layout (workers.play.execute): a private root, one directory per bot.
     block = tmp_path / "block"
     block.mkdir(mode=0o700)
     secrets_of = {}

@@ -32,7 +32,7 @@ from testkit import sixnimmt
 
 from arena.remote import local_referee, spawn_bot
 from bot_sdk.command import CommandError, parse
-from workers.artifacts import SubmissionError, pack
+from workers.bots.artifacts import SubmissionError, pack
 from workers.sandbox import Limits, Sandbox
 from workers.store import repo
 from workers.store.schema import blocks

@@ -19,8 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from workers import cgroups
-from workers.sandbox import Limits, Sandbox
+from workers.sandbox import Limits, Sandbox, cgroups
 
 PROBE = str(Path(__file__).resolve().parent / "hostile_bots" / "memfd.py")
 LIMIT_MB, TMPFS_MB = 128, 320

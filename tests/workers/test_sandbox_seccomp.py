@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from workers import seccomp
-from workers.sandbox import Limits, Sandbox
+from workers.sandbox import Limits, Sandbox, seccomp
 
 PROBE = str(Path(__file__).resolve().parent / "hostile_bots" / "syscalls.py")
 X86_64 = platform.machine() == "x86_64"

@@ -22,10 +22,10 @@ from testkit import sixnimmt as run_cli
 from arena.tournament import Block
 from dashboard import queries
 from dashboard.app import create_app
-from workers import adaptive, bottest, deals, ladder
 from workers import league as leagues
-from workers.artifacts import pack
-from workers.planning import fixed_plan_seed, plan_league
+from workers.bots.artifacts import pack
+from workers.cli import bottest
+from workers.planning import adaptive, deals, fixed_plan_seed, ladder, plan_league
 from workers.store import repo, schema
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
@@ -67,7 +67,8 @@ def test_a_league_without_a_seed_draws_one_and_a_key_and_stores_keyed_deal_seeds
     assert set(stored_seeds(engine, one)).isdisjoint(plan), "no deal is its plan seed"
     assert len(set(stored_seeds(engine, one))) == len(plan), "no two blocks share a deal"
     # Knowing the seed is not enough: the seed's old derivation gives none of the deals.
-    assert all(c.ok for c in deals.verify(engine, one)) and len(deals.verify(engine, one)) == 6
+    checked = leagues.verify_deals(engine, one)
+    assert all(c.ok for c in checked) and len(checked) == 6
 
 
 @pytest.mark.parametrize("fmt", ["round-robin", "gauntlet", "sampled"])
@@ -88,7 +89,7 @@ def test_a_given_seed_and_a_league_made_before_keys_keep_their_deals(engine: Eng
     extra = [Block(50, (0, 1), 123456789)]
     assert repo.add_blocks(engine, old.id, [(b.number, b.seed, b.entrants) for b in extra]) == 1
     assert repo.blocks_of(engine, old.id)[-1].seed == 123456789
-    assert all(c.ok for c in deals.verify(engine, repo.find_league(engine, "given")))
+    assert all(c.ok for c in leagues.verify_deals(engine, repo.find_league(engine, "given")))
 
 
 def test_a_store_from_before_the_migration_keeps_every_deal(tmp_path: Path) -> None:
@@ -118,7 +119,7 @@ def test_a_store_from_before_the_migration_keeps_every_deal(tmp_path: Path) -> N
         league = repo.league_by_id(store, league_id)
         assert league.deal_key is None
         assert stored_seeds(store, league) == [b.seed for b in plan]
-        assert all(c.ok for c in deals.verify(store, league))
+        assert all(c.ok for c in leagues.verify_deals(store, league))
     finally:
         store.dispose()
 
@@ -139,12 +140,12 @@ def test_rounds_added_as_a_league_goes_are_keyed_too(engine: Engine) -> None:
         stopping=ladder.rule(placement=2, round_deals=2).to_json(),
     )  # fmt: skip
     assert lad.deal_key is not None
-    assert all(c.ok for c in deals.verify(engine, lad))
+    assert all(c.ok for c in leagues.verify_deals(engine, lad))
 
     test = bottest.create(engine, "lowest", "highest", ["random"], config=ONE_HAND, max_deals=8)
     seeds = stored_seeds(engine, test)
     assert test.deal_key is not None and seeds[0] == seeds[1] != seeds[2] == seeds[3]
-    assert all(c.ok for c in deals.verify(engine, test))
+    assert all(c.ok for c in leagues.verify_deals(engine, test))
 
 
 def test_verification_finds_a_deal_that_is_not_the_one_the_seed_and_key_give(engine: Engine) -> None:
@@ -152,7 +153,7 @@ def test_verification_finds_a_deal_that_is_not_the_one_the_seed_and_key_give(eng
     first = repo.blocks_of(engine, league.id)[1]
     with engine.begin() as conn:
         conn.execute(update(schema.blocks).where(schema.blocks.c.id == first.id).values(seed=first.seed ^ 1))
-    checked = deals.verify(engine, league)
+    checked = leagues.verify_deals(engine, league)
     assert [c.block for c in checked if not c.ok] == [1]
     # Another key (the operator's second try) gives other deals: the commitment pins the first.
     other = deals.shown(league.seed, b"x" * 32, True)["commitment"]
@@ -330,7 +331,7 @@ def numbers_in(value: Any) -> Iterator[int]:
 def test_a_bot_that_predicts_its_deal_from_everything_it_sees_gets_it_wrong(
     tmp_path: Path, engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from workers.execute import play_block
+    from workers.play.execute import play_block
 
     monkeypatch.setenv("SIXNIMMT_DATABASE_URL", str(engine.url))
     # Control: a league whose deals follow from a seed the bot can guess (a given --seed 7, as

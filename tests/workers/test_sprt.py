@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from arena.tournament import Block, play_block
-from workers import ranking, rounds, sprt
-from workers.sprt import Settings
+from workers.planning import rounds, sprt
+from workers.planning.sprt import Settings
+from workers.stats import ranking
 
 BOTS = Path(__file__).parent / "sprt_bots" / "mixed.py"
 MIXED = f"{BOTS}:Mixed"

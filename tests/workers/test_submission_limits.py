@@ -1,7 +1,7 @@
 """Submission limits and names: each bad case refused with one clear line, nothing stored or written.
 
 Packing (``bot submit``) and unpacking (every block: a stored artifact is untrusted too) check the
-same :class:`~workers.artifacts.SubmissionLimits`; bot and league names go through
+same :class:`~workers.bots.artifacts.SubmissionLimits`; bot and league names go through
 ``repo.check_name`` in the store layer. Real files, real tar archives, a real SQLite store.
 """
 
@@ -21,12 +21,12 @@ from sqlalchemy import Engine, func, select
 
 from referee.settings import load as load_settings
 from workers import league
-from workers.artifacts import SubmissionError, SubmissionLimits, pack, unpack
+from workers.bots.artifacts import SubmissionError, SubmissionLimits, pack, unpack
+from workers.bots.submit import submit
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
 from workers.store.schema import artifacts, bot_versions, bots, leagues
-from workers.submit import submit
 
 GOOD = (
     "from bot_sdk import ClassicBot\n\n\nclass Low(ClassicBot):\n"

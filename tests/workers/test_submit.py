@@ -10,12 +10,12 @@ import pytest
 from sqlalchemy import Engine, func, select
 from testkit import default_store, sixnimmt
 
-from workers.artifacts import SubmissionError, pack, unpack
+from workers.bots.artifacts import SubmissionError, pack, unpack
+from workers.bots.submit import submit
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
 from workers.store.schema import artifacts, bot_versions, bots
-from workers.submit import submit
 
 GOOD = """
 from bot_sdk import ClassicBot

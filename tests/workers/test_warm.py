@@ -20,11 +20,11 @@ from sqlalchemy import Engine, select, update
 
 from arena.remote import MatchPlan
 from workers import league as leagues
-from workers.execute import play_block
+from workers.play.execute import play_block
+from workers.play.warm import Version, WarmPool
 from workers.store import repo, schema
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
-from workers.warm import Version, WarmPool
 
 BOTS = Path(__file__).resolve().parent / "warm_bots"
 ONE_HAND = {"hands": 1, "target": None}

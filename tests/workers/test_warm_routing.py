@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import update
 
 from workers import league as leagues
-from workers import warm_routing
+from workers.queue import routing as warm_routing
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.schema import blocks as blocks_table
@@ -34,7 +34,7 @@ def engine(pg_url: str) -> Iterator[Any]:
 
 
 def _send(broker: Any, message: Any, queue: str) -> None:
-    from workers.tasks import play_block
+    from workers.queue.tasks import play_block
 
     play_block.apply_async(message.args(), connection=broker.connection, queue=queue)
 

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Engine, case, func, insert, inspect, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 
-from workers.deals import deal_seed
+from workers.planning.deals import deal_seed
 from workers.store.engine import StoreError
 from workers.store.schema import (
     FAULT_COLUMNS,
@@ -278,12 +278,12 @@ class League:
     entrants: tuple[BotVersion, ...]
     seat_key: bytes
     stopping: dict[str, Any] | None = None
-    """How a league that adds deals as it goes decides its next ones (``workers.rounds``); ``None``:
+    """How a league that adds deals as it goes decides its next ones (``workers.planning.rounds``); ``None``:
     a fixed plan."""
     fresh_processes: bool = False
     """Every block starts its own bot processes (``league create --fresh-processes``), none warm."""
     deal_key: bytes | None = None
-    """Secret key of the deal seeds (:mod:`workers.deals`); ``None``: the deals follow from the seed."""
+    """Secret key of the deal seeds (:mod:`workers.planning.deals`); ``None``: deals follow the seed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,7 +328,7 @@ def create_league(
     Entrants not stored yet (:class:`NewVersion`: bot files and reference bots named on the command
     line) are stored in the same transaction, so a league that cannot be stored stores no bot either.
     With a ``deal_key``, each block is stored with the deal seed its plan seed gives under the key
-    (:func:`workers.deals.deal_seed`; :func:`add_blocks` does the same for the blocks added later).
+    (:func:`workers.planning.deals.deal_seed`; :func:`add_blocks` does the same for the blocks added later).
     """
     check_name("league", name)
     for entrant in entrants:
@@ -383,7 +383,7 @@ def add_blocks(engine: Engine, league_id: int, planned: Iterable[tuple[int, int,
     Idempotent: a block whose number is stored already is skipped when it is the same block
     (two runners that planned the same deterministic round store it once), and refused with
     :class:`ConflictError` when it is another one. Seeds are plan seeds: each is stored as the
-    deal seed the league's deal key gives it (:func:`workers.deals.deal_seed`).
+    deal seed the league's deal key gives it (:func:`workers.planning.deals.deal_seed`).
     """
     with engine.connect() as conn:
         found = conn.execute(select(leagues.c.deal_key).where(leagues.c.id == league_id)).first()
@@ -682,7 +682,7 @@ class SeatRecord:
     forfeited: bool
     think_ms: int
     fault_detail: str | None = None
-    """JSON: the faults' reasons and the process's exit (see :mod:`workers.faults`); None: no faults."""
+    """JSON: the faults' reasons and the process's exit (see :mod:`workers.play.faults`); None: no faults."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -994,7 +994,7 @@ def expire_leases(engine: Engine, league_id: int) -> list[BlockRow]:
 
 def pending_blocks_beside(engine: Engine, block_id: int, limit: int) -> list[BlockRow]:
     """Up to ``limit`` pending blocks of ``block_id``'s league other than it, the last first (what a
-    worker may play in one set with it: ``workers.execute.play_with_pending``). Blocks are sent in
+    worker may play in one set with it: ``workers.play.execute.play_with_pending``). Blocks are sent in
     number order, so the last ones' messages come last: taken from the end, a block played beside
     another is seldom one whose message a worker is about to take."""
     with engine.connect() as conn:
@@ -1070,3 +1070,20 @@ def league_phase(engine: Engine, league_id: int) -> str:
     if row is None:
         raise NotFoundError(f"no league with id {league_id}")
     return "finished" if row.finished_at else "started" if row.started_at else "created"
+
+
+def played_seeds(engine: Engine, league_id: int) -> list[tuple[int, int, list[int]]]:
+    """Each block of a league as ``(number, its deal seed, the seeds its stored matches played)``."""
+    query = (
+        select(blocks.c.number, blocks.c.seed, matches.c.seed.label("played"))
+        .outerjoin(matches, matches.c.block_id == blocks.c.id)
+        .where(blocks.c.league_id == league_id)
+        .order_by(blocks.c.number)
+    )
+    rows: dict[int, tuple[int, list[int]]] = {}
+    with engine.connect() as conn:
+        for row in conn.execute(query):
+            _, played = rows.setdefault(int(row.number), (int(row.seed), []))
+            if row.played is not None:
+                played.append(int(row.played))
+    return [(number, seed, played) for number, (seed, played) in rows.items()]

@@ -96,7 +96,7 @@ leagues = Table(
     Column("deal_key", LargeBinary),
     # JSON for leagues that add deals as they go (adaptive leagues, SPRT tests); NULL: a fixed plan.
     Column("stopping", JSON),
-    # Every block starts its bots afresh instead of on a worker's warm processes (workers.warm).
+    # Every block starts its bots afresh instead of on a worker's warm processes (workers.play.warm).
     Column("fresh_processes", Boolean, nullable=False, server_default="0"),
     # Handed to the workers (``league start``): reconciliation keeps it going until it is finished.
     Column("started_at", DateTime(timezone=True)),
@@ -206,7 +206,7 @@ ratings = Table(
     Column("ci_low", Float),
     Column("ci_high", Float),
     Column("faults", Integer, nullable=False),
-    # The batch fit that orders the table (workers.ranking): its method, the entrant's fitted
+    # The batch fit that orders the table (workers.stats.ranking): its method, the entrant's fitted
     # score (the sort key) and JSON detail (intervals, rank interval, gap to the next entrant).
     Column("method", String(20)),
     Column("score", Float),
@@ -228,7 +228,7 @@ bot_accounts = Table(
     metadata,
     Column("id", Integer, primary_key=True),
     Column("name", String(100), nullable=False, unique=True),
-    # The bot the account plays as in leagues: ``remote/NAME`` (workers.accounts).
+    # The bot the account plays as in leagues: ``remote/NAME`` (workers.bots.accounts).
     Column("bot_id", ForeignKey("bots.id"), nullable=False, unique=True),
     _created(),
 )

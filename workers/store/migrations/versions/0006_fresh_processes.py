@@ -1,6 +1,6 @@
 """warm bots: ``leagues.fresh_processes``, a league whose blocks each start their bots afresh
 
-A worker keeps bot processes warm between blocks (``workers.warm``); a league created with
+A worker keeps bot processes warm between blocks (``workers.play.warm``); a league created with
 ``--fresh-processes`` opts out, so no bot carries memory from one block to the next.
 
 Revision ID: 0006

@@ -1,14 +1,14 @@
-"""The Celery app ``workers.app``: Redis broker from ``SIXNIMMT_BROKER_URL``, results in the store.
+"""The Celery app ``workers.queue.app``: Redis broker from ``SIXNIMMT_BROKER_URL``, results in the store.
 
 A worker needs that setting: without it, it stops with one line (exit status 2) rather than
 take another deployment's messages from some default broker. What it then plays is only its
-own store's started leagues (:mod:`workers.messages`).
+own store's started leagues (:mod:`workers.queue.messages`).
 
 Tasks take ids, are idempotent and acknowledged late, so a worker that dies mid-block has its
 block delivered again; ``SIXNIMMT_VISIBILITY_TIMEOUT_S`` bounds how long Redis waits before it
 hands an unacknowledged block to another worker.
 
-Each worker's main process also reconciles the started leagues (:mod:`workers.reconcile`) from
+Each worker's main process also reconciles the started leagues (:mod:`workers.queue.reconcile`) from
 the moment it is ready, and on SIGTERM lets its blocks finish for ``SIXNIMMT_SHUTDOWN_GRACE_S``
 before it releases what is left and stops.
 """
@@ -52,7 +52,7 @@ def make_app() -> Celery:
     broker = settings.broker_url or None
     # Every task's runs, retries and durations are counted and logged by one base class.
     app = Celery(
-        "sixnimmt", broker=broker, include=["workers.tasks"], task_cls="workers.metrics:ObservedTask"
+        "sixnimmt", broker=broker, include=["workers.queue.tasks"], task_cls="workers.metrics:ObservedTask"
     )
     app.conf.update(
         task_acks_late=True,
@@ -91,16 +91,16 @@ def _refuse_without_broker(**_: Any) -> None:
 @signals.worker_init.connect
 def _share_refusal_log(**_: Any) -> None:
     """Before the pool processes are forked: they log each kind of refused message once for the
-    whole worker (workers.messages.RefusalLog)."""
-    from workers import messages
+    whole worker (workers.queue.messages.RefusalLog)."""
+    from workers.queue import messages
 
     messages.share_refusal_log()
 
 
 @signals.celeryd_after_setup.connect
 def _consume_own_queue(sender: Any = None, instance: Any = None, **_: Any) -> None:
-    """Each worker also takes the blocks routed to it, where its bots are warm (workers.warm_routing)."""
-    from workers.warm_routing import worker_queue
+    """Each worker also takes the blocks routed to it, where its bots are warm (workers.queue.routing)."""
+    from workers.queue.routing import worker_queue
 
     if sender and instance is not None:
         instance.app.amqp.queues.select_add(worker_queue(str(sender)))
@@ -108,14 +108,14 @@ def _consume_own_queue(sender: Any = None, instance: Any = None, **_: Any) -> No
 
 @signals.worker_ready.connect
 def _start_reconciling(sender: Any = None, **_: Any) -> None:
-    from workers import reconcile
+    from workers.queue import reconcile
 
     reconcile.start_for_worker(str(getattr(sender, "hostname", None) or "worker"))
 
 
 @signals.worker_shutting_down.connect
 def _release_when_late(sender: Any = None, how: str = "", **_: Any) -> None:
-    from workers import reconcile
+    from workers.queue import reconcile
 
     reconcile.stop_current()
     if how == "Warm":

@@ -13,9 +13,9 @@ from arena.referee_thread import referee_in_thread
 from bot_sdk.bots import REFERENCE_BOTS
 from referee.rules.spec import game_of, installed_games, installed_variants
 from referee.settings import load as load_settings
-from workers import accounts
-from workers.artifacts import Artifact, SubmissionError, SubmissionLimits, bot_spec, pack, unpack
-from workers.execute import sandbox_for
+from workers.bots import accounts
+from workers.bots.artifacts import Artifact, SubmissionError, SubmissionLimits, bot_spec, pack, unpack
+from workers.sandbox import sandbox_for
 from workers.store import repo
 
 

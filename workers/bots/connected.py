@@ -26,7 +26,7 @@ from sqlalchemy import Engine
 from arena.remote import MatchPlan, RefereeClient, RemoteError
 from referee.settings import load as load_settings
 from sixnimmt.v1 import referee_pb2
-from workers import accounts
+from workers.bots import accounts
 from workers.store import repo
 
 POLL_S = 1.0
@@ -82,7 +82,7 @@ def push_keys(engine: Engine, referee: RefereeClient) -> int:
 def send_keys(
     referee: RefereeClient, keys: Sequence[Mapping[str, Any]], generation: int
 ) -> referee_pb2.SetRemoteKeysResponse:
-    """``SetRemoteKeys`` with these keys (:func:`workers.accounts.referee_key_set`'s) at ``generation``."""
+    """``SetRemoteKeys`` with these keys (``referee_key_set``'s) at ``generation``."""
     request = referee_pb2.SetRemoteKeysRequest(generation=generation)
     for key in keys:
         request.keys.add(**key)

@@ -8,8 +8,8 @@ Unix socket at ``/referee.sock``; small private tmpfs mounts on ``/tmp`` and ``/
 ``/proc`` and a minimal ``/dev``. No other host path exists inside. It runs in new network, PID,
 IPC, UTS and cgroup namespaces, in a new session, as a dedicated unprivileged uid/gid per bot
 (root only), with no capabilities, ``no_new_privs``, rlimits on CPU time, address space, file
-size and process count, a seccomp filter (:mod:`workers.seccomp`) and, where the machine lets it,
-a memory cgroup of its own (:mod:`workers.cgroups`). A command bot's command line binds nothing:
+size and process count, a seccomp filter (:mod:`workers.sandbox.seccomp`) and, where the machine lets it,
+a memory cgroup of its own (:mod:`workers.sandbox.cgroups`). A command bot's command line binds nothing:
 its program is an allow-listed interpreter or a file in its own directory
 (:func:`bot_sdk.command.check_confined`, checked again here since the store is untrusted).
 ``docs/sandbox.md`` says what each protection stops and what it costs.
@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from bot_sdk.command import CommandError, check_confined
-from workers import cgroups, seccomp
+from workers.sandbox import cgroups, seccomp
 
 if TYPE_CHECKING:
     from referee.settings import Settings
@@ -166,9 +166,9 @@ class Enforcement:
     no_new_privs: bool
     """No capabilities, ``no_new_privs``: set-uid programs and file capabilities grant nothing."""
     seccomp: bool = True
-    """The seccomp filter of :mod:`workers.seccomp` (always: the sandbox does not start without it)."""
+    """The seccomp filter of :mod:`workers.sandbox.seccomp` (always: no sandbox starts without it)."""
     memory_cgroup: bool = False
-    """A memory cgroup per bot (:mod:`workers.cgroups`): memfd, tmpfs and shared memory count too."""
+    """A memory cgroup per bot (:mod:`workers.sandbox.cgroups`): memfd, tmpfs and shared memory count too."""
     notes: tuple[str, ...] = ()
     """What does not hold, and why."""
 
@@ -994,3 +994,12 @@ def _seccomp_filter() -> bytes:
         return seccomp.filter_bpf()
     except seccomp.SeccompUnavailable as exc:
         raise SandboxError(f"{exc}; the sandbox never runs a bot without its seccomp filter") from None
+
+
+def sandbox_for(directory: Path) -> Sandbox:
+    """The launcher that confines bots whose directories (``directory/NAME``) are under ``directory``,
+    with the limits of the settings.
+
+    Each bot sees its own directory only, read-only; the referee socket is bound in by itself.
+    """
+    return Sandbox(Limits.from_settings(), bots_in=[directory])

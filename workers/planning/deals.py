@@ -87,7 +87,8 @@ def plan_seeds(
 ) -> set[int]:  # fmt: skip
     """The plan seeds block ``number`` of such a league can have (one, but a ladder's depends on how
     many entrants it had when the block's round was planned: one per possible count)."""
-    from workers import adaptive, ladder, planning, sprt
+    from workers import planning
+    from workers.planning import adaptive, ladder, sprt
 
     kind = (stopping or {}).get("kind")
     if league_format == "ladder" or kind == "ladder":
@@ -127,24 +128,3 @@ def check_blocks(league: Any, blocks: Iterable[tuple[int, int, Sequence[int]]]) 
         expected = tuple(sorted(deal_seed(league.deal_key, s) for s in seeds))
         out.append(Checked(number, stored, expected, all(p == stored for p in played)))
     return out
-
-
-def verify(engine: Any, league: Any) -> list[Checked]:
-    """Every stored block of ``league`` checked (:func:`check_blocks`) from the store's seeds."""
-    from sqlalchemy import select
-
-    from workers.store.schema import blocks, matches
-
-    query = (
-        select(blocks.c.number, blocks.c.seed, matches.c.seed.label("played"))
-        .outerjoin(matches, matches.c.block_id == blocks.c.id)
-        .where(blocks.c.league_id == league.id)
-        .order_by(blocks.c.number)
-    )
-    rows: dict[int, tuple[int, list[int]]] = {}
-    with engine.connect() as conn:
-        for row in conn.execute(query):
-            _, played = rows.setdefault(int(row.number), (int(row.seed), []))
-            if row.played is not None:
-                played.append(int(row.played))
-    return check_blocks(league, [(n, s, p) for n, (s, p) in rows.items()])

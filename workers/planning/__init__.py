@@ -3,9 +3,9 @@
 Round-robin plays every table of ``table_size`` entrants out of all of them; a gauntlet plays
 the challenger (entrant 0) at every table it can sit at with the rest of the field; a sampled
 league plays a balanced design in which every entrant sits at ``per_bot`` tables
-(:mod:`workers.formats`); a ladder is planned round by round (:mod:`workers.ladder`). Each table
-gets ``deals`` duplicate blocks: one seeded deal replayed once per seat rotation. The same
-league (entrants, format, sizes, seed) always plans the same blocks.
+(:mod:`workers.planning.formats`); a ladder is planned round by round
+(:mod:`workers.planning.ladder`). Each table gets ``deals`` duplicate blocks: one seeded deal
+replayed once per seat rotation. The same league (entrants, format, sizes, seed) always plans the same blocks.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import itertools
 
 from arena.tournament import Block, plan_round_robin
 from bot_sdk.stats import derive_seed
+from workers.planning.errors import PlanError
+from workers.planning.formats import plan_sampled, tables_per_bot
+
+__all__ = ["FORMATS", "PlanError", "fixed_plan_seed", "plan_league"]
 
 FORMATS = ("round-robin", "gauntlet", "sampled", "ladder")
-
-
-class PlanError(ValueError):
-    """A league that cannot be planned: too few entrants for the table, an unknown format."""
 
 
 def plan_league(
@@ -37,13 +37,11 @@ def plan_league(
     if fmt == "round-robin":
         return plan_round_robin(entrants, table_size, deals, seed)
     if fmt == "sampled":
-        from workers.formats import plan_sampled, tables_per_bot
-
         return plan_sampled(
             entrants, table_size, tables_per_bot(entrants, table_size, per_bot, None), deals, seed
         )
     if fmt == "ladder":
-        raise PlanError("a ladder is planned round by round (workers.ladder), not all at once")
+        raise PlanError("a ladder is planned round by round (workers.planning.ladder), not all at once")
     blocks = []
     for table, field in enumerate(itertools.combinations(range(1, entrants), table_size - 1)):
         for deal in range(deals):

@@ -21,7 +21,7 @@ later block of the same bot version the live process: its matches go over the ex
   --fresh-processes``; docs/league.md).
 
 The pool belongs to one process (:func:`pool` makes it on first use, after a fork) and is closed
-at exit; its directory is named like a block's (block 0) so :func:`workers.lease.sweep` removes
+at exit; its directory is named like a block's (block 0) so :func:`workers.play.lease.sweep` removes
 it once its process is gone.
 """
 
@@ -45,7 +45,8 @@ from typing import Any
 from arena.referee_thread import referee_in_thread
 from arena.remote import BotProcess, ProcessExit, RefereeClient, spawn_bot
 from referee.settings import load as load_settings
-from workers.lease import BLOCK_DIR, ProcessGroup
+from workers.play.lease import BLOCK_DIR, ProcessGroup
+from workers.sandbox import sandbox_for
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +127,7 @@ class WarmPool:
         """(version, why) of the latest retired processes."""
         self.decision_ms: dict[str, float] = {}
         """Bot version (SHA-256) → its mean time per decision in its latest block, as the referee
-        measured it: whether blocks may share its process (``workers.execute.play_blocks``)."""
+        measured it: whether blocks may share its process (``workers.play.execute.play_blocks``)."""
         self._stack = contextlib.ExitStack()
         self._client: RefereeClient | None = None
         self._lock = threading.Lock()
@@ -286,8 +287,6 @@ class WarmPool:
 
 
 def _sandbox(code: Path, private: Path) -> Any:
-    from workers.execute import sandbox_for
-
     launch = sandbox_for(code)
     launch.workdir = private
     return launch

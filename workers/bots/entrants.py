@@ -32,10 +32,10 @@ from bot_sdk.command import BOT_TOML, manifest_of
 from bot_sdk.command import PREFIX as COMMAND_PREFIX
 from referee.rules.errors import UnknownVariantError
 from referee.rules.registry import find_variant
-from workers import accounts
-from workers.artifacts import SubmissionError, SubmissionLimits, pack
+from workers.bots import accounts
+from workers.bots.artifacts import SubmissionError, SubmissionLimits, pack
+from workers.bots.submit import check_new, check_submitted_name, reference_version
 from workers.store import repo
-from workers.submit import check_new, check_submitted_name, reference_version
 
 Entrant = repo.BotVersion | repo.NewVersion
 """A league entrant: stored already, or to store with the league."""

@@ -1,7 +1,7 @@
 """Adaptive leagues, pure: after a balanced first round, deals only where the order is still in doubt.
 
 A league created with ``--until-confident C --max-deals N`` plays a balanced first round, then
-looks at its standings after every round (:func:`workers.ranking.compute`, least squares):
+looks at its standings after every round (:func:`workers.stats.ranking.compute`, least squares):
 
 - an adjacent pair of the fitted order is *separated* when its gap's t statistic reaches the
   boundary :func:`boundary`: a one-sided t test at ``α = LOOK_FACTOR · (1 − C) / (entrants − 1)``
@@ -32,8 +32,8 @@ import numpy as np
 
 from arena.tournament import Block
 from bot_sdk.stats import derive_seed
-from workers import ranking
-from workers.planning import PlanError
+from workers.planning.errors import PlanError
+from workers.stats import ranking
 
 KIND = "adaptive"
 
@@ -152,7 +152,7 @@ def _deal_seed(seed: int, number: int) -> int:
 
 
 deal_seed = _deal_seed
-"""The plan seed of block ``number`` (:mod:`workers.deals`)."""
+"""The plan seed of block ``number`` (:mod:`workers.planning.deals`)."""
 
 
 # --- the stopping boundary ---------------------------------------------------------------------
@@ -359,7 +359,7 @@ def _table_for(
 def next_blocks(
     league: Any, results: ranking.Results | Iterable[Mapping[str, Any]], blocks: Sequence[Block]
 ) -> list[Block]:
-    """:func:`workers.rounds.next_blocks` for ``{"kind": "adaptive"}`` leagues."""
+    """:func:`workers.planning.rounds.next_blocks` for ``{"kind": "adaptive"}`` leagues."""
     rule_ = AdaptiveRule.from_json(league.stopping)
     entrants = len(league.entrants)
     standings = scale = None

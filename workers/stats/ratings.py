@@ -1,4 +1,4 @@
-"""League tables, pure: the batch fit (:mod:`workers.ranking`), the online rating, head-to-head.
+"""League tables, pure: the batch fit (:mod:`workers.stats.ranking`), the online rating, head-to-head.
 
 The table's order comes from the batch fit. OpenSkill (Plackett–Luce) is an online rating: it
 is replayed over the results in match order (block number, rotation) and kept for matchmaking
@@ -14,7 +14,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
-from workers import ranking
+from workers.stats import ranking
 
 
 def rate_matches(
@@ -49,7 +49,7 @@ def compute_ratings(
 ) -> tuple[list[dict[str, Any]], ranking.Standings]:
     """The league table, best first: the batch fit's rows with the online rating alongside.
 
-    The order, intervals and "told apart" marks come from :func:`workers.ranking.compute`,
+    The order, intervals and "told apart" marks come from :func:`workers.stats.ranking.compute`,
     the same whatever order the results were stored in. OpenSkill (mu, sigma, ordinal) is
     kept only as an online rating for matchmaking: it depends on the order games are fed (here
     block number, rotation) and does not order the table.

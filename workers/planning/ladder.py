@@ -1,17 +1,17 @@
 """Ladders, pure: a continuous league that takes new bots while it runs, as Kaggle's and Halite's arenas do.
 
 A ladder (``league create NAME --format ladder``) is a league with a stopping rule of kind
-``ladder`` (:mod:`workers.rounds`), planned round by round from its definition, its seed, the
+``ladder`` (:mod:`workers.planning.rounds`), planned round by round from its definition, its seed, the
 entrants it has *now* and every stored result:
 
 - the first round is every starting entrant's **placement**: a sampled design
-  (:mod:`workers.formats`) in which each sits at ``placement`` tables (rounded up so that the
+  (:mod:`workers.planning.formats`) in which each sits at ``placement`` tables (rounded up so that the
   tables come out even);
 - an entrant added later (``league add NAME BOT``) gets its ``placement`` tables first, in the
   next round, each with the opponents it has met least (ties by the seed);
 - the rest of a round, up to ``round_deals`` blocks, goes where the ratings are uncertain: the
-  tables :mod:`workers.adaptive` chooses for the adjacent pairs of the batch fit
-  (:mod:`workers.ranking`) whose order is not settled at ``confidence``; when every pair is
+  tables :mod:`workers.planning.adaptive` chooses for the adjacent pairs of the batch fit
+  (:mod:`workers.stats.ranking`) whose order is not settled at ``confidence``; when every pair is
   settled, the least-played entrants with the opponents they have met least;
 - it runs until ``league stop`` (``stopped``) or until it has planned ``max_deals`` blocks.
 
@@ -33,7 +33,7 @@ from typing import Any
 
 from arena.tournament import Block
 from bot_sdk.stats import derive_seed
-from workers.planning import PlanError
+from workers.planning.errors import PlanError
 
 KIND = "ladder"
 FORMAT = "ladder"
@@ -108,12 +108,12 @@ def _seed(seed: int, entrants: int, number: int) -> int:
 
 
 block_seed = _seed
-"""The plan seed of block ``number`` of a round planned for ``entrants`` (:mod:`workers.deals`)."""
+"""The plan seed of block ``number`` of a round planned for ``entrants`` (:mod:`workers.planning.deals`)."""
 
 
 def first_round(entrants: int, table_size: int, seed: int, rule_: LadderRule) -> list[Block]:
     """The starting entrants' placement: a sampled design, each at ``placement`` tables or a few more."""
-    from workers import formats
+    from workers.planning import formats
 
     if not 2 <= table_size <= entrants:
         raise PlanError(
@@ -139,7 +139,7 @@ def finished(rule_: LadderRule, planned: int) -> str | None:
 
 
 def next_blocks(league: Any, results: Any, blocks: Sequence[Block]) -> list[Block]:
-    """:func:`workers.rounds.next_blocks` for ``{"kind": "ladder"}`` leagues (see the module docstring)."""
+    """:func:`workers.planning.rounds.next_blocks` for ``{"kind": "ladder"}`` leagues (module docstring)."""
     rule_ = LadderRule.from_json(league.stopping)
     n, k = len(league.entrants), league.table_size
     if finished(rule_, len(blocks)):
@@ -203,8 +203,8 @@ def _with_least_met(
 def _uncertain(
     league: Any, results: Any, blocks: Sequence[Block], rule_: LadderRule, room: int
 ) -> list[Block]:
-    """Up to ``room`` tables for the pairs whose order is in doubt: :mod:`workers.adaptive`'s choice."""
-    from workers import adaptive
+    """Up to ``room`` tables for the pairs whose order is in doubt (:mod:`workers.planning.adaptive`)"""
+    from workers.planning import adaptive
 
     asked = dataclasses.replace(
         league, stopping=adaptive.rule(rule_.confidence, len(blocks) + room).to_json()

@@ -1,14 +1,14 @@
 """Leagues that add deals as they go: which blocks to play next, by the league's stopping rule.
 
 A league whose ``stopping`` column is set is planned round by round. After every round the run
-loops (:func:`workers.league.run_local`, :func:`workers.league.run_celery`) call
+loops (:func:`workers.league.run_local`, :func:`workers.queue.runner.run_celery`) call
 :func:`next_blocks` with the league, every stored result and every planned block; it returns the
 next round's blocks, numbered after the last planned one, or ``[]`` when the league is finished.
 Each kind of rule is one module with a function of the same signature:
 
-- ``adaptive`` (``league create --until-confident C --max-deals N``): :mod:`workers.adaptive`;
-- ``sprt`` (``bot test``): :mod:`workers.sprt`;
-- ``ladder`` (``league create --format ladder``): :mod:`workers.ladder`, whose rounds also
+- ``adaptive`` (``league create --until-confident C --max-deals N``): :mod:`workers.planning.adaptive`;
+- ``sprt`` (``bot test``): :mod:`workers.planning.sprt`;
+- ``ladder`` (``league create --format ladder``): :mod:`workers.planning.ladder`, whose rounds also
   depend on the entrants it has when the round is planned (``league add``).
 
 A rule must be a pure function of the league's definition (seed included), the results and the
@@ -24,13 +24,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena.tournament import Block
-from workers.planning import PlanError
+from workers.planning.errors import PlanError
 
 if TYPE_CHECKING:
-    from workers.ranking import Results
+    from workers.stats.ranking import Results
     from workers.store.repo import League
 
-RULES = {"adaptive": "workers.adaptive", "sprt": "workers.sprt", "ladder": "workers.ladder"}
+RULES = {
+    "adaptive": "workers.planning.adaptive",
+    "sprt": "workers.planning.sprt",
+    "ladder": "workers.planning.ladder",
+}
 """Stopping-rule kind → the module whose ``next_blocks`` plans its rounds."""
 
 

@@ -254,5 +254,5 @@ REFUSALS = RefusalLog()
 
 
 def share_refusal_log() -> None:
-    """Called by a worker's main process before its pool processes are forked (workers.app)."""
+    """Called by a worker's main process before its pool processes are forked (workers.queue.app)."""
     REFUSALS.share()

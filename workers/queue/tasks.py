@@ -10,9 +10,11 @@ from sqlalchemy.exc import OperationalError
 
 from arena.remote import RemoteError
 from referee.settings import load as load_settings
-from workers import messages, reconcile, warm, warm_routing
-from workers.app import app
-from workers.execute import BlockError, play_with_pending, worker_name
+from workers.play import warm
+from workers.play.execute import BlockError, play_with_pending, worker_name
+from workers.queue import messages, reconcile
+from workers.queue import routing as warm_routing
+from workers.queue.app import app
 from workers.store import repo
 from workers.store.engine import StoreError, make_engine
 
@@ -41,7 +43,7 @@ def engine() -> Any:
     max_retries=20,
 )
 def play_block(self: Any, *args: Any, **kwargs: Any) -> str:
-    """Play and store the block a message names (:class:`workers.messages.BlockMessage`), unless
+    """Play and store the block a message names (:class:`workers.queue.messages.BlockMessage`), unless
     the message is refused (another store's, a league not started: ``refused``, acknowledged and
     dropped); a redelivered or duplicated task stores nothing twice."""
     message = messages.accept(engine(), args, kwargs)
@@ -56,7 +58,7 @@ def play_block(self: Any, *args: Any, **kwargs: Any) -> str:
     )
     outcome = outcomes[0]
     if pool is not None and self.request.hostname:
-        # Where the next blocks of these bots should go (workers.warm_routing).
+        # Where the next blocks of these bots should go (workers.queue.routing).
         warm_routing.publish(self.request.hostname, pool.warm_versions())
     if outcome.status == "leased elsewhere":
         # Being played under a live lease: look again once it would have run out. If its player

@@ -1,9 +1,9 @@
 """``sixnimmt bot test NEW --base OLD``: an SPRT test stored as a league, played, and reported.
 
-The statistics and the plan of deals are pure (:mod:`workers.sprt`); this module resolves the
+The statistics and the plan of deals are pure (:mod:`workers.planning.sprt`); this module resolves the
 bots, stores the test (a ``leagues`` row with format ``sprt`` and a ``stopping`` rule of kind
 ``sprt``), plays it with the league machinery (local pool or Celery, round after round through
-:mod:`workers.rounds`) and reads its state back for the command line and the dashboard.
+:mod:`workers.planning.rounds`) and reads its state back for the command line and the dashboard.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from sqlalchemy import Engine
 
 from referee.rules.registry import find_variant, make_variant
 from referee.rules.spec import game_of
-from workers import sprt
-from workers.deals import draw as draw_seed
+from workers.planning import sprt
+from workers.planning.deals import draw as draw_seed
 from workers.store import repo
 
 
@@ -67,10 +67,10 @@ def create(
     """Check everything, then store the test and its first batch of deals; nothing is stored on error.
 
     Entrants are NEW (position 0), OLD (1), then the field, resolved like league entrants. Without a
-    ``seed``, the seed and a deal key are drawn (:func:`workers.deals.draw`): the deals are secret.
+    ``seed``, the seed and a deal key are drawn (:func:`workers.planning.deals.draw`): the deals are secret.
     """
-    from workers import entrants
     from workers import league as leagues
+    from workers.bots import entrants
 
     settings = sprt.Settings(margin=margin, alpha=alpha, beta=beta, max_deals=max_deals, new=0, base=1)
     if not field:
@@ -137,7 +137,7 @@ def report(engine: Engine, league: repo.League) -> dict[str, Any]:
         repo.league_results(engine, league.id), blocks, settings, higher_is_better=game.higher_is_better
     )
     state = sprt.state(differences, settings)
-    from workers import entrants
+    from workers.bots import entrants
 
     names = entrants.labels(league.entrants)
     field = [names[p] for p in sprt.field_of(len(names), settings)]
@@ -264,13 +264,14 @@ def play(engine: Engine, league: repo.League, *, json_output: bool, local: bool,
     from referee.settings import load as load_settings
     from workers import league as leagues
     from workers.cli import _grow, _notify
+    from workers.queue import runner
 
     settings = load_settings()
     todo = [b for b in repo.blocks_of(engine, league.id) if b.status != "done"]
     with progress_bar(len(todo), "blocks", json_output) as bar:
         try:
             if settings.broker_url and not local:
-                leagues.run_celery(
+                runner.run_celery(
                     engine, league, progress=bar.update, planned=_grow(bar), notify=_notify(bar)
                 )
             else:

@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy import Engine, func, insert, select, update
 
-from workers.artifacts import pack
+from workers.bots.artifacts import pack
 from workers.store import repo
 from workers.store.schema import api_keys, bot_accounts, bot_versions, bots
 

@@ -23,7 +23,7 @@ from referee.settings import load as load_settings
 log = logging.getLogger(__name__)
 
 SHARED = "sixnimmt-blocks"
-"""The queue every worker consumes (``workers.app``'s default)."""
+"""The queue every worker consumes (``workers.queue.app``'s default)."""
 DEPTH = 2
 """Blocks that may wait in one worker's own queue; more go to the shared queue."""
 KEY = "sixnimmt-warm:"

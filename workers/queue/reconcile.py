@@ -14,7 +14,7 @@
 - writes the worker's heartbeat (``league run`` warns when no worker has been seen for a while),
   and, when a lease expired, sweeps the directories that dead players left on this host.
 
-Every message it sends names the store, the league and the block (:mod:`workers.messages`); the
+Every message it sends names the store, the league and the block (:mod:`workers.queue.messages`); the
 broker's messages count as a block's only when they name this store (a broker shared with
 another store, or messages of the format before store ids, hide no block of this one).
 
@@ -39,8 +39,9 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from workers import lease, metrics
-from workers.messages import TASK, BlockMessage, parse
+from workers import metrics
+from workers.play import lease
+from workers.queue.messages import TASK, BlockMessage, parse
 from workers.store import repo
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,7 @@ def queued_block_ids(
     import redis
     from kombu.transport.redis import PRIORITY_STEPS, Channel
 
-    from workers.warm_routing import queues
+    from workers.queue.routing import queues
 
     try:
         client = redis.Redis.from_url(broker_url, socket_timeout=5, socket_connect_timeout=5)
@@ -271,7 +272,7 @@ class Reconciler:
         """One heartbeat and pass; errors (store or broker down) are logged and counted, not raised."""
         try:
             repo.heartbeat(self.engine, self.name, self.started_at)
-            from workers.warm_routing import keep_alive
+            from workers.queue.routing import keep_alive
 
             keep_alive(self.name, broker_url=self.broker_url)
             report = reconcile(
@@ -299,9 +300,9 @@ class Reconciler:
 
 def celery_send(message: BlockMessage) -> None:
     """Queue ``sixnimmt.play_block`` for ``message`` on the app's broker, routed to the worker that
-    holds the block's bots warm if one does (:mod:`workers.warm_routing`), else to the shared queue."""
-    from workers import warm_routing
-    from workers.tasks import engine, play_block
+    holds the block's bots warm if one does (:mod:`workers.queue.routing`), else to the shared queue."""
+    from workers.queue import routing as warm_routing
+    from workers.queue.tasks import engine, play_block
 
     try:
         queue = warm_routing.route(engine(), message.block)

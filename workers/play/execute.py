@@ -23,12 +23,13 @@ from arena.remote import Lanes, MatchPlan, ProcessExit, RemoteMatch, RemoteRun, 
 from arena.tournament import Block
 from referee.settings import load as load_settings
 from workers import metrics
-from workers import remote as remote_bots
-from workers.artifacts import bot_spec, unpack
-from workers.faults import seat_fault_detail
-from workers.lease import LeaseKeeper, LeaseLostError, ProcessGroup, block_directories
+from workers.bots import connected as remote_bots
+from workers.bots.artifacts import bot_spec, unpack
+from workers.play.faults import seat_fault_detail
+from workers.play.lease import LeaseKeeper, LeaseLostError, ProcessGroup, block_directories
+from workers.play.warm import Version, WarmBot, WarmPool
+from workers.sandbox import sandbox_for
 from workers.store import repo
-from workers.warm import Version, WarmBot, WarmPool
 
 
 class BlockError(RuntimeError):
@@ -61,7 +62,7 @@ def play_block(
     """Play and store one block (see the module docstring).
 
     Every bot runs in the sandbox (:mod:`workers.sandbox`); ``sandbox=False`` is for tests of
-    the rest of the machinery only. With a ``warm`` pool (:mod:`workers.warm`) the block's bots
+    the rest of the machinery only. With a ``warm`` pool (:mod:`workers.play.warm`) the block's bots
     are the pool's live processes and its referee is the pool's, unless the league asks for
     fresh processes; without one, the block starts its own referee and bot processes.
     """
@@ -254,7 +255,7 @@ def _play_claimed(
     keepers: list[LeaseKeeper] = []
     plan = Block(block.number, block.entrants, block.seed)
     try:
-        # A block with remote entrants plays on the referee remote bots connect to (workers.remote).
+        # A block with remote entrants plays on the referee remote bots connect to (workers.bots.connected).
         remote = remote_bots.remote_entrants(league, block.entrants, _name)
         if warm is not None and not remote and not getattr(league, "fresh_processes", False):
             run = _play_warm(warm, engine, league, block, plan, keepers, settings)
@@ -481,7 +482,7 @@ def _play_fresh(
         plans = [MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in plan.seatings()]
         launch = sandbox_for(root) if sandbox else None
         if launch is not None:
-            # The bots' private directories go next to the block's, swept with it (workers.lease).
+            # The bots' private directories go next to the block's, swept with it (workers.play.lease).
             launch.workdir = bots_dir  # type: ignore[attr-defined]
         referee = remote_bots.remote_referee() if remote else referee_in_thread(root)
         with metrics.counting_bots(launch) as counted, referee as client:
@@ -502,16 +503,6 @@ def _play_fresh(
                     launch=bots,
                     **seated,
                 )
-
-
-def sandbox_for(directory: Path) -> Callable[..., Any]:
-    """The launcher that confines bots whose directories (``directory/NAME``) are under ``directory``.
-
-    Each bot sees its own directory only, read-only; the referee socket is bound in by itself.
-    """
-    from workers.sandbox import Limits, Sandbox
-
-    return Sandbox(Limits.from_settings(load_settings()), bots_in=[directory])
 
 
 def _name(position: int) -> str:

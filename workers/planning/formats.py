@@ -34,7 +34,7 @@ import numpy as np
 
 from arena.tournament import Block
 from bot_sdk.stats import derive_seed
-from workers.planning import PlanError
+from workers.planning.errors import PlanError
 
 MAX_TABLES = 200_000
 """A sampled league plans at most this many tables (each is ``deals`` blocks)."""

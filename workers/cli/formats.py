@@ -36,7 +36,7 @@ def add_create_arguments(p: argparse.ArgumentParser) -> None:
 
 def create_options(args: argparse.Namespace) -> dict[str, Any]:
     """``league create``'s format options, checked: keyword arguments for :func:`workers.league.prepare`."""
-    from workers import ladder
+    from workers.planning import ladder
 
     sampled = args.tables_per_bot is not None or args.tables is not None
     laddered = args.placement is not None or args.round_deals is not None
@@ -73,7 +73,8 @@ def register(group: Any, guard: Any) -> None:
 
 
 def cmd_add(args: argparse.Namespace, engine: Any) -> int:
-    from workers import entrants, ladder
+    from workers.bots import entrants
+    from workers.planning import ladder
     from workers.store import repo
 
     league = repo.find_league(engine, args.name)
@@ -112,7 +113,7 @@ def cmd_add(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_stop(args: argparse.Namespace, engine: Any) -> int:
-    from workers import ladder
+    from workers.planning import ladder
     from workers.store import repo
 
     league = repo.find_league(engine, args.name)
@@ -137,7 +138,7 @@ def format_status(engine: Any, league: Any) -> tuple[str, dict[str, Any]] | None
     from workers.store import repo
 
     if league.format == "sampled":
-        from workers import formats
+        from workers.planning import formats
 
         blocks = repo.blocks_of(engine, league.id)
         return "design", formats.status(
@@ -145,7 +146,7 @@ def format_status(engine: Any, league: Any) -> tuple[str, dict[str, Any]] | None
         )
     if league.format == "ladder":
         from arena.tournament import Block
-        from workers import ladder
+        from workers.planning import ladder
 
         planned = [Block(b.number, b.entrants, b.seed) for b in repo.blocks_of(engine, league.id)]
         played = [r["position"] for r in repo.league_results(engine, league.id)]
@@ -164,7 +165,7 @@ def print_format_status(league: Any, key: str, info: dict[str, Any]) -> None:
             + ("; balanced" if info["balanced"] else "")
         )
         return
-    from workers import entrants
+    from workers.bots import entrants
 
     names = entrants.labels(league.entrants)
     budget = (

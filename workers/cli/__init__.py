@@ -76,7 +76,7 @@ def register(sub: Any) -> None:
         help="adaptive: the budget, at most N deals in all (first round included), each played once per"
         " seat rotation; ladder: its budget (default: until 'league stop')",
     )
-    from workers import formats_cli
+    from workers.cli import formats as formats_cli
 
     formats_cli.add_create_arguments(p)
     p.add_argument(
@@ -173,10 +173,10 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_guard(cmd_bot_list))
 
-    from workers import bottest
+    from workers.cli import bottest
 
     bottest.register(bots, _guard)
-    from workers import accounts_cli
+    from workers.cli import accounts as accounts_cli
 
     accounts_cli.register(bots, _guard)
 
@@ -247,7 +247,7 @@ def _guard(command: Any, *, creates: bool = False, lazy: bool = False) -> Any:
         from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
         from arena.remote import RemoteError
-        from workers.artifacts import SubmissionError
+        from workers.bots.artifacts import SubmissionError
         from workers.planning import PlanError
         from workers.sandbox import SandboxError
         from workers.store.engine import StoreError
@@ -291,8 +291,10 @@ def _migrate(engine: Any) -> None:
 
 
 def cmd_create(args: argparse.Namespace, store: _Store) -> int:
-    from workers import deals, entrants, formats_cli
     from workers import league as leagues
+    from workers.bots import entrants
+    from workers.cli import formats as formats_cli
+    from workers.planning import deals
 
     refs = [r.strip() for r in args.bots.split(",") if r.strip()]
     options = formats_cli.create_options(args)  # sampled and ladder: their options, checked
@@ -356,7 +358,7 @@ def cmd_create(args: argparse.Namespace, store: _Store) -> int:
 
 def _deals_shown(engine: Any, league: Any) -> dict[str, Any]:
     """The league's seed and deal key as every output shows them: a commitment until it is finished."""
-    from workers import deals
+    from workers.planning import deals
     from workers.store import repo
 
     finished = repo.league_phase(engine, league.id) == "finished"
@@ -364,7 +366,8 @@ def _deals_shown(engine: Any, league: Any) -> dict[str, Any]:
 
 
 def cmd_verify_deals(args: argparse.Namespace, engine: Any) -> int:
-    from workers import deals
+    from workers import league as leagues
+    from workers.planning import deals
     from workers.store import repo
 
     league = repo.find_league(engine, args.name)
@@ -372,7 +375,7 @@ def cmd_verify_deals(args: argparse.Namespace, engine: Any) -> int:
         raise LeagueCommandError(
             f"league {league.name} is not finished: its seed and deal key are {deals.SECRET_UNTIL}"
         )
-    checked = deals.verify(engine, league)
+    checked = leagues.verify_deals(engine, league)
     wrong = [c for c in checked if not c.ok]
     shown = deals.shown(league.seed, league.deal_key, True)
     if args.json:
@@ -412,8 +415,7 @@ def cmd_verify_deals(args: argparse.Namespace, engine: Any) -> int:
 
 def _adaptive_stopping(args: argparse.Namespace) -> dict[str, Any] | None:
     """The stopping rule of ``--until-confident``/``--max-deals``, checked; ``None`` for a fixed plan."""
-    from workers import adaptive
-    from workers.planning import PlanError
+    from workers.planning import PlanError, adaptive
 
     if args.until_confident is None and args.max_deals is None:
         return None
@@ -428,6 +430,7 @@ def _adaptive_stopping(args: argparse.Namespace) -> dict[str, Any] | None:
 
 def cmd_run(args: argparse.Namespace, engine: Any) -> int:
     from workers import league as leagues
+    from workers.queue import runner
     from workers.store import repo
 
     settings = load_settings()
@@ -439,7 +442,7 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
     with progress_bar(len(todo), "blocks", args.json) as bar:
         try:
             if celery:
-                counts = leagues.run_celery(
+                counts = runner.run_celery(
                     engine, league, progress=bar.update, planned=_grow(bar), notify=_notify(bar)
                 )
             else:
@@ -465,7 +468,7 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
             return 130
     status = repo.league_counts(engine, league.id)
     league = repo.find_league(engine, league.name)  # a ladder takes entrants while it runs
-    from workers import bottest
+    from workers.cli import bottest
 
     if bottest.is_test(league):  # an SPRT test: its verdict, not a league table
         info = bottest.report(engine, league)
@@ -502,7 +505,7 @@ def _notify(bar: Any) -> Any:
 def cmd_start(args: argparse.Namespace, engine: Any) -> int:
     from kombu.exceptions import OperationalError as BrokerError
 
-    from workers import league as leagues
+    from workers.queue import runner
     from workers.store import repo
 
     settings = load_settings()
@@ -513,7 +516,7 @@ def cmd_start(args: argparse.Namespace, engine: Any) -> int:
         )
     league = repo.find_league(engine, args.name)
     try:
-        queued = leagues.start(engine, league)
+        queued = runner.start(engine, league)
     except BrokerError as exc:
         raise LeagueCommandError(f"cannot reach the broker {_safe_url(settings.broker_url)}: {exc}") from None
     counts = repo.block_counts(engine, league.id)
@@ -555,25 +558,25 @@ def _grow(bar: Any) -> Any:
 
 
 def cmd_status(args: argparse.Namespace, engine: Any) -> int:
-    from workers import formats_cli
+    from workers.cli import formats as formats_cli
     from workers.store import repo
 
     league = repo.find_league(engine, args.name)
     status = repo.league_counts(engine, league.id)
     rounds = _rounds_status(engine, league)
-    from workers import bottest
+    from workers.cli import bottest
 
     test = bottest.report(engine, league) if bottest.is_test(league) else None
-    from workers import faults as fault_reasons
+    from workers.play import faults as fault_reasons
 
     reasons = fault_reasons.league_reasons(engine, league)
     from workers.store.engine import describe
 
     where = describe(engine)
-    from workers.accounts import waiting_blocks
+    from workers.bots.accounts import waiting_blocks
 
     waiting = waiting_blocks(engine, league.id)
-    from workers import deals
+    from workers.planning import deals
 
     dealt = _deals_shown(engine, league)
     if args.json:
@@ -612,7 +615,7 @@ def _rounds_status(engine: Any, league: Any) -> dict[str, Any] | None:
     """An adaptive league's uncertain pairs and deal budget (``None`` for other leagues)."""
     if not league.stopping or league.stopping.get("kind") != "adaptive":
         return None
-    from workers import adaptive
+    from workers.planning import adaptive
     from workers.store import repo
 
     planned = repo.blocks_of(engine, league.id)
@@ -620,7 +623,7 @@ def _rounds_status(engine: Any, league: Any) -> dict[str, Any] | None:
 
 
 def _print_rounds(league: Any, rounds: dict[str, Any]) -> None:
-    from workers import entrants
+    from workers.bots import entrants
 
     names = entrants.labels(league.entrants)
     print(
@@ -650,7 +653,7 @@ def _print_rounds(league: Any, rounds: dict[str, Any]) -> None:
 
 def _public(rows: list[dict[str, Any]], fitted: Any) -> dict[str, Any]:
     """The table as JSON: the fit's rows and pairs, and the online rating alongside."""
-    from workers import ranking
+    from workers.stats import ranking
 
     names = {r["position"]: r["bot"] for r in rows}
     out = ranking.to_json(fitted, [names[p] for p in range(len(names))])
@@ -781,8 +784,8 @@ def cmd_migrate(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_submit(args: argparse.Namespace, store: _Store) -> int:
+    from workers.bots.submit import checked
     from workers.store import repo
-    from workers.submit import checked
 
     new, report = checked(args.path, args.name, variant=args.variant, entry=args.entry)
     version, created = repo.add_bot_version(  # the store is created only for a bot that passed
@@ -805,7 +808,7 @@ def cmd_submit(args: argparse.Namespace, store: _Store) -> int:
 
 
 def cmd_bot_list(args: argparse.Namespace, engine: Any) -> int:
-    from workers.artifacts import contents
+    from workers.bots.artifacts import contents
     from workers.store import repo
 
     rows = repo.list_bots(engine)
@@ -860,14 +863,14 @@ def _bytes(size: int | None) -> str:
 def cmd_worker(args: argparse.Namespace) -> int:
     settings = load_settings()
     if not settings.broker_url:
-        from workers.app import NO_BROKER
+        from workers.queue.app import NO_BROKER
 
         print(f"sixnimmt: error: {NO_BROKER}", file=sys.stderr)
         return 2
     port = settings.worker_metrics_port if args.metrics_port is None else args.metrics_port
     if port:
         _multiprocess_metrics()  # before the app's import brings in prometheus_client
-    from workers.app import app
+    from workers.queue.app import app
 
     if port:
         from workers import metrics

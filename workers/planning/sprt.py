@@ -282,7 +282,7 @@ def paired_differences(
     """Each complete deal's paired difference in deal order, up to the first deal not complete.
 
     ``results`` are seat results (``block``, ``position``, ``score``: rows, or the arrays of
-    :class:`workers.ranking.Results`); a deal is complete when both of its blocks have every
+    :class:`workers.stats.ranking.Results`); a deal is complete when both of its blocks have every
     rotation stored.
     """
     side: dict[int, tuple[int, int, int]] = {}  # block number → (deal, whose score, games it needs)
@@ -307,7 +307,7 @@ def paired_differences(
 
 def _seat_scores(results: Any) -> Iterable[tuple[int, int, float]]:
     """(block, position, score) of every seat result, from rows or from arrays."""
-    if hasattr(results, "block") and hasattr(results, "score"):  # workers.ranking.Results
+    if hasattr(results, "block") and hasattr(results, "score"):  # workers.stats.ranking.Results
         columns = zip(results.block, results.position, results.score, strict=True)
         return ((int(b), int(p), float(s)) for b, p, s in columns)
     return ((int(r["block"]), int(r["position"]), float(r["score"])) for r in results)

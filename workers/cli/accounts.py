@@ -44,7 +44,7 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
 
 
 def cmd_account_create(args: argparse.Namespace, engine: Any) -> int:
-    from workers import accounts
+    from workers.bots import accounts
 
     info = accounts.create_account(engine, args.name)
     if args.json:
@@ -58,7 +58,7 @@ def cmd_account_create(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_account_list(args: argparse.Namespace, engine: Any) -> int:
-    from workers import accounts
+    from workers.bots import accounts
 
     rows = accounts.list_accounts(engine)
     if args.json:
@@ -75,7 +75,8 @@ def cmd_account_list(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_key_create(args: argparse.Namespace, engine: Any) -> int:
-    from workers import accounts, remote
+    from workers.bots import accounts
+    from workers.bots import connected as remote
 
     key, secret = accounts.create_key(
         engine, args.account, max_connections=args.max_connections, max_matches=args.max_matches
@@ -95,7 +96,8 @@ def cmd_key_create(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_key_revoke(args: argparse.Namespace, engine: Any) -> int:
-    from workers import accounts, remote
+    from workers.bots import accounts
+    from workers.bots import connected as remote
 
     key = accounts.revoke_key(engine, args.key_id)
     pushed = remote.push_keys_if_configured(engine)
@@ -113,7 +115,7 @@ def _say_pushed(pushed: str | None) -> None:
 
 
 def cmd_key_list(args: argparse.Namespace, engine: Any) -> int:
-    from workers import accounts
+    from workers.bots import accounts
 
     keys = accounts.list_keys(engine, args.account)
     if args.json:
