@@ -16,7 +16,8 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
-from referee.rules.core import CHANCE, Action, Event, Variant, event_to_json
+from games.replay_text import seat_name
+from referee.rules.core import Action, Event, Variant, event_to_json
 from referee.rules.errors import TranscriptError
 from referee.rules.spec import game_of, resolve
 from referee.rules.transcript import Transcript, replay_states
@@ -118,18 +119,6 @@ def of(transcript: Transcript) -> Replay:
 
 def _plain(action: Action) -> Any:
     return [_plain(a) for a in action] if isinstance(action, tuple) else action
-
-
-def seat_name(names: Sequence[str], seat: int) -> str:
-    """A seat's name in a replay (``chance`` for the chance pseudo-seat)."""
-    if seat == CHANCE:
-        return "chance"
-    return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
-
-
-def cards_text(cards: Sequence[int]) -> str:
-    """Cards as numbers separated by spaces."""
-    return " ".join(str(c) for c in cards)
 
 
 def describe_all(events: Sequence[Event], names: Sequence[str], variant: str = "") -> list[str]:

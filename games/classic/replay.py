@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dashboard.replay import cards_text, seat_name
+from games.replay_text import cards_text, seat_name
 from referee.rules.cards import bull_table
 from referee.rules.core import Variant
 
