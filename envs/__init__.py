@@ -11,26 +11,26 @@ the base install (the SDK) never imports. See docs/envs.md.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
 
 from referee.rules.registry import find_variant
+from referee.rules.spec import declared_games, resolve
 
 if TYPE_CHECKING:
     from envs.core import GameEnv
     from envs.single import Opponent, SeatEnv
 
-GAMES: dict[str, str] = {
-    "classic": "envs.classic",
-    "junior-basic": "envs.junior",
-    "junior-advanced": "envs.junior",
-    "junior-experts": "envs.junior",
-    "board": "envs.board",
-    "anniversary": "envs.anniversary",
-}
-"""Each variant with an environment, and the module that makes it."""
+
+def environments() -> dict[str, str]:
+    """Each variant with an environment → the ``"module:function"`` that makes it, as the installed
+    games' specs name them (``GameSpec.envs``), in the games' order; no engine is imported."""
+    return {variant: ref for game in declared_games() for variant, ref in game.envs.items()}
+
+
+GAMES: dict[str, str] = environments()
+"""Each variant with an environment, and the ``"module:function"`` that makes it."""
 
 
 def make_env(variant: str = "classic", *, render_mode: str | None = None, **options: Any) -> GameEnv:
@@ -38,10 +38,7 @@ def make_env(variant: str = "classic", *, render_mode: str | None = None, **opti
     name = find_variant(variant).name
     if name not in GAMES:
         raise ValueError(f"no environment for {name!r}; environments: {', '.join(GAMES)}")
-    module = importlib.import_module(GAMES[name])
-    if module.__name__ == "envs.junior":
-        return module.env(name, render_mode=render_mode, **options)  # type: ignore[no-any-return]
-    return module.env(render_mode=render_mode, **options)  # type: ignore[no-any-return]
+    return resolve(GAMES[name])(render_mode=render_mode, **options)  # type: ignore[no-any-return]
 
 
 def make_seat_env(

@@ -103,3 +103,18 @@ def junior_encoding(variant: str = "junior-basic", config: dict[str, Any] | None
 def env(variant: str = "junior-basic", render_mode: str | None = None, **options: Any) -> GameEnv:
     """The Junior AEC environment of ``variant`` with the engine's ``options``."""
     return GameEnv(junior_encoding(variant, options), render_mode=render_mode)
+
+
+def basic_env(render_mode: str | None = None, **options: Any) -> GameEnv:
+    """The basic game's AEC environment (``junior-basic``); Junior's ``GameSpec.envs`` names it."""
+    return env("junior-basic", render_mode, **options)
+
+
+def advanced_env(render_mode: str | None = None, **options: Any) -> GameEnv:
+    """The advanced game's AEC environment (``junior-advanced``)."""
+    return env("junior-advanced", render_mode, **options)
+
+
+def experts_env(render_mode: str | None = None, **options: Any) -> GameEnv:
+    """The experts' game's AEC environment (``junior-experts``)."""
+    return env("junior-experts", render_mode, **options)

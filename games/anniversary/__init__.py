@@ -16,5 +16,6 @@ SPEC = GameSpec(
         }
     },
     replay="games.anniversary.replay",
+    envs={"anniversary": "envs.anniversary:env"},
     docs="docs/rules.md#6-nimmt-25th-anniversary-variant-anniversary-aliases-25th-anniversary-jubilaeum",
 )

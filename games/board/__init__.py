@@ -10,5 +10,6 @@ SPEC = GameSpec(
     codec="games.board.wire",
     sdk=("games.board.sdk:BrettspielBot",),
     bots={"board": {"random": "games.board.bots:RandomBot", "heuristic": "games.board.bots:HeuristicBot"}},
+    envs={"board": "envs.board:env"},
     docs="docs/rules.md#6-nimmt-brettspiel-board-alias-brettspiel",
 )

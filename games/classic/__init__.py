@@ -22,5 +22,6 @@ SPEC = GameSpec(
     score_unit="bull heads",
     check_config={"hands": 1, "target": None},
     default_field="random,heuristic,mc",
+    envs={"classic": "envs.classic:env"},
     docs="docs/rules.md#classic-6-nimmt-classic-aliases-6nimmt-take6",
 )

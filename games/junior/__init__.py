@@ -31,5 +31,10 @@ SPEC = GameSpec(
             "heuristic": "games.junior.bots:HeuristicExpertsBot",
         },
     },
+    envs={
+        "junior-basic": "envs.junior:basic_env",
+        "junior-advanced": "envs.junior:advanced_env",
+        "junior-experts": "envs.junior:experts_env",
+    },
     docs="docs/rules.md#6-nimmt-junior-junior-basic-alias-junior-junior-advanced-junior-experts",
 )

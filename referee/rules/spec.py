@@ -46,6 +46,11 @@ class GameSpec:
     replay: str = ""
     """``"module:function"``: the dashboard's board for a replay frame of this game (the
     variant, the frame's state or view, its events) → a JSON-ready dict."""
+    envs: Mapping[str, str] = field(default_factory=dict)
+    """variant name → ``"module:function"``: the variant's reinforcement-learning environment
+    (the ``envs`` package, the ``rl`` extra), ``function(render_mode=None, **options)`` → a
+    PettingZoo AEC environment. A name only: the environments sit above the rules and import
+    them, never the other way; ``envs`` finds them here (``envs.GAMES``)."""
     docs: str = ""
     """Where the game's rules are documented (a path in the repository or a URL)."""
     check_config: Mapping[str, Any] = field(default_factory=dict)
@@ -123,6 +128,12 @@ def game_of(variant: str) -> GameSpec | None:
         if any(wanted == cls.name or wanted in cls.aliases for cls in classes):
             return spec
     return None
+
+
+def declared_games() -> tuple[GameSpec, ...]:
+    """Every installed game's spec, in listing order, without importing any game's engine (a spec
+    that does not load is left out; :func:`installed_games` logs it)."""
+    return _declared()
 
 
 @lru_cache(maxsize=1)

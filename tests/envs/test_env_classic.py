@@ -195,6 +195,18 @@ def test_every_game_is_made_by_name_and_registered_with_gymnasium(variant: str) 
     }
 
 
+def test_the_environments_are_the_ones_the_game_specs_name() -> None:
+    """envs lists no game by hand: each installed game's GameSpec.envs names its variants' makers."""
+    from envs import GAMES
+    from referee.rules.registry import VARIANTS
+    from referee.rules.spec import installed_games, resolve
+
+    assert {variant: ref for game in installed_games() for variant, ref in game.envs.items()} == GAMES
+    assert set(GAMES) == {cls.name for cls in VARIANTS}
+    for variant, ref in GAMES.items():
+        assert resolve(ref)(players=2).variant.name == variant
+
+
 def test_an_unknown_game_is_refused_in_one_line_naming_the_games() -> None:
     from envs import make_env
     from referee.rules.errors import UnknownVariantError

@@ -43,6 +43,9 @@ def test_every_part_a_built_in_game_names_resolves() -> None:
             if module:
                 resolve(module)
         assert set(game.bots) <= {cls.name for cls in game.variant_classes()}
+        # The environments are named, never imported here (envs is above the rules; tests/envs).
+        assert set(game.envs) == {cls.name for cls in game.variant_classes()}
+        assert all(ref.startswith("envs.") and ":" in ref for ref in game.envs.values())
 
 
 def test_each_part_of_a_game_imports_first_in_a_fresh_process() -> None:
