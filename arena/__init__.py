@@ -1,7 +1,7 @@
 """The platform between the SDK and the league: what plays bots against each other, not what a bot is.
 
 - :mod:`arena.tournament`: the planner (duplicate blocks over every table) and a local round-robin;
-- :mod:`arena.remote`: the referee's admin client (``CreateMatches``, ``GetResult`` with the admin
+- :mod:`arena.matches`: the referee's admin client (``CreateMatches``, ``GetResult`` with the admin
   token), a local referee in its own process, and the one launcher of bot processes;
 - :mod:`arena.referee_thread`: a referee inside this process, on a thread (a league worker's);
 - :mod:`arena.conformance`: ``sixnimmt bot check``;

@@ -27,7 +27,7 @@ from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
 
 if TYPE_CHECKING:
-    from arena.remote import RemoteRun
+    from arena.matches import RemoteRun
 
 # The commands import the referee client (gRPC), the tournament and the conformance check when
 # they run, not when `sixnimmt --help` registers them.
@@ -124,7 +124,7 @@ def _guard(command: Command) -> Command:
     """A referee that could not be started or reached, or refused a request: one line, status 2."""
 
     def run(args: argparse.Namespace) -> int:
-        from arena.remote import RemoteError
+        from arena.matches import RemoteError
 
         try:
             return int(command(args) or 0)
@@ -156,7 +156,7 @@ def _entrants(bot: str, against: str) -> tuple[list[str], dict[str, str]]:
 def _play(
     args: argparse.Namespace, config: dict[str, Any], names: list[str], specs: dict[str, str]
 ) -> RemoteRun:
-    from arena.remote import MatchPlan, play_remote
+    from arena.matches import MatchPlan, play_matches
     from arena.tournament import LOCAL_SEAT_KEY
 
     for spec in specs.values():
@@ -171,7 +171,7 @@ def _play(
         for g, seating in enumerate(_seatings(len(names), args.games))
     ]
     with progress_bar(len(plans), "games", args.json) as bar:
-        return play_remote(
+        return play_matches(
             specs,
             plans,
             variant=args.variant,

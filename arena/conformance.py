@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.remote import BotExitedError, MatchPlan, ProcessExit, RefereeClient, RemoteRun, play_remote
+from arena.matches import BotExitedError, MatchPlan, ProcessExit, RefereeClient, RemoteRun, play_matches
 from bot_sdk import command
 from bot_sdk.loader import load_bot
 from bot_sdk.stats import derive_seed
@@ -129,7 +129,7 @@ def check(
         plans.append(MatchPlan(seating, derive_seed(seed, "check", g)))
     extra: dict[str, Any] = {"launch": launch} if launch is not None else {}
     try:
-        run: RemoteRun = play_remote(
+        run: RemoteRun = play_matches(
             specs,
             plans,
             variant=variant,

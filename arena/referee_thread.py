@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from arena.remote import RefereeClient
+from arena.matches import RefereeClient
 from referee.server.app import start_referee
 from referee.settings import load as load_settings
 

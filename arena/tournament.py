@@ -252,11 +252,11 @@ def _play_remote(
     progress: Callable[[int], None] | None,
     time_control: Mapping[str, int],
 ) -> list[MatchRecord]:
-    from arena.remote import MatchPlan, play_remote
+    from arena.matches import MatchPlan, play_matches
 
     seatings = [(block, seating) for block in blocks for seating in block.seatings()]
     plans = [MatchPlan(tuple(names[e] for e in seating), block.seed) for block, seating in seatings]
-    run = play_remote(
+    run = play_matches(
         dict(zip(names, specs, strict=True)),
         plans,
         variant=variant,

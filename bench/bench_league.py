@@ -375,7 +375,7 @@ def claim_store_ms(engine: Any, blocks: int) -> float:
 
 def warm_overhead_ms(blocks: int) -> float:
     """Median of ``play_block`` on warm bots minus the time from CreateMatches to the last result."""
-    from arena.remote import RefereeClient
+    from arena.matches import RefereeClient
     from workers.play.execute import play_block
     from workers.play.warm import WarmPool
     from workers.store import repo

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.remote import MatchPlan, RefereeClient, local_referee, play_remote, spawn_bot
+from arena.matches import MatchPlan, RefereeClient, local_referee, play_matches, spawn_bot
 
 HERE = Path(__file__).parent
 ONE_HAND = {"players": 4, "hands": 1, "target": None}
@@ -54,7 +54,7 @@ def decision_rtt_ms(client: RefereeClient, hands: tuple[int, int]) -> float:
     def run(n: int) -> tuple[float, int]:
         config = {"players": 2, "hands": n, "target": None}
         elapsed, result = _timed(
-            lambda: play_remote({"a": "random"}, [MatchPlan(("a", "a"), n)], config=config, client=client)
+            lambda: play_matches({"a": "random"}, [MatchPlan(("a", "a"), n)], config=config, client=client)
         )
         steps = sum(1 for step in result.matches[0].transcript["steps"] if step[0][0] != -1)
         return elapsed, steps
@@ -91,7 +91,7 @@ def multiplexed_hands_per_s(client: RefereeClient, sizes: tuple[int, int]) -> fl
 
     def run(n: int) -> float:
         plans = [MatchPlan(tuple("abcd"), seed) for seed in range(n)]
-        elapsed, result = _timed(lambda: play_remote(bots, plans, config=ONE_HAND, client=client))
+        elapsed, result = _timed(lambda: play_matches(bots, plans, config=ONE_HAND, client=client))
         assert all(m.status == "finished" and not any(s.faults for s in m.seats) for m in result.matches)
         return elapsed
 
@@ -134,7 +134,7 @@ def startup_ms(client: RefereeClient, repeats: int) -> float:
     times = []
     for seed in range(repeats):
         elapsed, _ = _timed(
-            lambda seed=seed: play_remote(
+            lambda seed=seed: play_matches(
                 {"a": "random"}, [MatchPlan(("a", "a"), seed)], config=config, client=client
             )
         )

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from arena.remote import MatchPlan, RefereeClient, local_referee, play_remote
+from arena.matches import MatchPlan, RefereeClient, local_referee, play_matches
 from workers.sandbox import Limits, Sandbox
 
 ONE_DECISION = {"players": 2, "hands": 1, "hand_size": 1, "target": None}
@@ -22,7 +22,7 @@ ONE_DECISION = {"players": 2, "hands": 1, "hand_size": 1, "target": None}
 def one_game_ms(client: RefereeClient, launch: Any, seed: int) -> float:
     """From spawning a random bot to the end of its one-decision game (both seats its own)."""
     start = time.perf_counter()
-    play_remote(
+    play_matches(
         {"a": "random"}, [MatchPlan(("a", "a"), seed)], config=ONE_DECISION, client=client, launch=launch
     )
     return (time.perf_counter() - start) * 1000

@@ -38,7 +38,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, valu
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
-from arena.remote import Launcher
+from arena.matches import Launcher
 from referee.rules.registry import VARIANTS
 from referee.server import metrics as referee_metrics
 from workers import procs
@@ -154,7 +154,7 @@ def block_ended(variant: str, outcome: str, started: float | None = None) -> Non
 def counting_bots(launch: Launcher | None) -> Iterator[Launcher | None]:
     """``launch`` wrapped to count the bot processes it starts, until the ``with`` block ends.
 
-    ``play_remote`` reaps every bot it started before it returns, so leaving is when they are
+    ``play_matches`` reaps every bot it started before it returns, so leaving is when they are
     gone. Without a launcher (``sandbox=False``, for tests) nothing is counted.
     """
     if launch is None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from arena.remote import MatchPlan, play_remote
+from arena.matches import MatchPlan, play_matches
 from arena.tournament import run_tournament
 from referee.rules.transcript import Transcript, verify
 
@@ -26,7 +26,7 @@ REMOTE: list[dict[str, Any]] = [
 @pytest.mark.parametrize("config", REMOTE, ids=["defaults", "options"])
 def test_bots_as_processes_finish_anniversary_games_without_faults(config: dict[str, Any]) -> None:
     plans = [MatchPlan(("a", "b", "c"), 31), MatchPlan(("c", "a", "b"), 32)]
-    run = play_remote(
+    run = play_matches(
         {"a": "random", "b": "heuristic", "c": "heuristic"}, plans, variant="anniversary", config=config
     )
     assert run.exit_codes == {"a": 0, "b": 0, "c": 0}

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from arena.remote import MatchPlan, local_referee, play_remote
+from arena.matches import MatchPlan, local_referee, play_matches
 from arena.tournament import run_tournament
 from games.board.rules.board import Board, Tiles
 from games.board.rules.brettspiel import Brettspiel, BrettspielConfig, BrettspielState, BrettspielView
@@ -185,7 +185,7 @@ def test_bots_as_processes_play_the_board_game_under_the_referee(version: str) -
     with local_referee() as client:
         for plan in plans:
             config = {"players": len(plan.entrants), **options}
-            run = play_remote(specs, [plan], variant="board", config=config, client=client)
+            run = play_matches(specs, [plan], variant="board", config=config, client=client)
             assert run.exit_codes == {"random": 0, "heuristic": 0}
             (match,) = run.matches
             assert match.status == "finished", match.error

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from arena.remote import MatchPlan, play_remote
+from arena.matches import MatchPlan, play_matches
 from arena.tournament import run_tournament
 from games.junior.rules.junior import (
     CardDrawn,
@@ -196,7 +196,7 @@ REMOTE: list[tuple[str, dict[str, Any]]] = [
 @pytest.mark.parametrize(("name", "config"), REMOTE)
 def test_bots_as_processes_finish_junior_games_without_faults(name: str, config: dict[str, Any]) -> None:
     plans = [MatchPlan(("a", "b", "c"), 21), MatchPlan(("c", "a", "b"), 22)]
-    run = play_remote({"a": "random", "b": "heuristic", "c": "random"}, plans, variant=name, config=config)
+    run = play_matches({"a": "random", "b": "heuristic", "c": "random"}, plans, variant=name, config=config)
     assert run.exit_codes == {"a": 0, "b": 0, "c": 0}
     assert len(run.matches) == 2
     for match, plan in zip(run.matches, plans, strict=True):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from obskit import assert_bounded, assert_histogram_consistent, free_port, scrape, wait_for
 
-from arena.remote import MatchPlan, local_referee, play_remote
+from arena.matches import MatchPlan, local_referee, play_matches
 from referee.server import metrics
 
 ILLEGAL_BOT = """
@@ -39,7 +39,7 @@ def test_matches_decisions_and_faults_are_counted_with_bounded_labels(tmp_path: 
     with local_referee(env={"SIXNIMMT_REFEREE_METRICS_PORT": str(port)}) as client:
         before = scrape(url)
         assert before.value("sixnimmt_referee_matches_running") == 0
-        run = play_remote(specs, plans, variant="classic", config=config, client=client, max_faults=4)
+        run = play_matches(specs, plans, variant="classic", config=config, client=client, max_faults=4)
         assert [m.status for m in run.matches] == ["finished"] * 3
         wait_for(
             lambda: scrape(url).value("sixnimmt_referee_bot_connections") == 0, 10, "the streams to close"

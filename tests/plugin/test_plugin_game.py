@@ -194,11 +194,11 @@ def test_the_plugin_game_plays_in_process_and_its_messages_cross_the_wire(instal
 
 
 def test_the_plugin_game_plays_over_the_referee_with_bots_as_processes(installed: Path) -> None:
-    from arena.remote import MatchPlan, play_remote
+    from arena.matches import MatchPlan, play_matches
     from referee.rules.transcript import Transcript, verify
 
     plans = [MatchPlan(("a", "b"), 3), MatchPlan(("b", "a"), 4)]
-    run = play_remote({"a": "random", "b": "random"}, plans, variant="toy", config={"rounds": 5})
+    run = play_matches({"a": "random", "b": "random"}, plans, variant="toy", config={"rounds": 5})
     assert run.exit_codes == {"a": 0, "b": 0}, run.exits
     for match in run.matches:
         assert match.status == "finished", match.error

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from refkit import Processes
 
-from arena.remote import RefereeClient, local_referee
+from arena.matches import RefereeClient, local_referee
 
 
 @pytest.fixture(scope="session")

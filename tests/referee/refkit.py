@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.remote import BotProcess, RefereeClient, RemoteMatch, spawn_bot
+from arena.matches import BotProcess, RefereeClient, RemoteMatch, spawn_bot
 from arena.tournament import LOCAL_SEAT_KEY
 from bot_sdk.play import play_match
 from games.classic.bots import RandomBot

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from refkit import ONE_HAND, Processes, marks, seat_decisions
 
-from arena.remote import MatchPlan, RefereeClient
+from arena.matches import MatchPlan, RefereeClient
 from referee.faults import FaultKind
 from sixnimmt.v1 import game_pb2, referee_pb2
 

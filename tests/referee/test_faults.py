@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from refkit import ONE_HAND, TWO_HANDS, Processes, marks, random_digest, seat_decisions
 
-from arena.remote import MatchPlan, RefereeClient
+from arena.matches import MatchPlan, RefereeClient
 from arena.tournament import LOCAL_SEAT_KEY
 
 BAD_SEED = 11

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from refkit import Processes, read_log, seat_decisions, transcript_of
 
-from arena.remote import MatchPlan, RefereeClient, RemoteMatch
+from arena.matches import MatchPlan, RefereeClient, RemoteMatch
 from games.classic.rules.classic import CardsRevealed
 from referee.rules.chance import seat_seed
 from referee.rules.core import CHANCE

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from refkit import ONE_HAND, Processes
 
-from arena.remote import MatchPlan, RefereeClient
+from arena.matches import MatchPlan, RefereeClient
 
 OTHERS = ("games.junior.", "games.board.", "games.anniversary.")
 

@@ -23,7 +23,7 @@ import grpc
 import pytest
 from google.protobuf import json_format, text_format
 
-from arena.remote import MatchPlan, RefereeClient, local_referee, spawn_bot
+from arena.matches import MatchPlan, RefereeClient, local_referee, spawn_bot
 from games.classic.rules.classic import Classic
 from sixnimmt.v1 import game_pb2, referee_pb2, referee_pb2_grpc
 

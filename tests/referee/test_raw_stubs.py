@@ -7,7 +7,7 @@ from pathlib import Path
 
 from refkit import Processes, read_log, seat_decisions
 
-from arena.remote import MatchPlan, RefereeClient
+from arena.matches import MatchPlan, RefereeClient
 
 PLANS = [
     MatchPlan(("x", "y", "x", "y"), 51),

@@ -16,16 +16,16 @@ import grpc
 import pytest
 from refkit import ONE_HAND, Processes, transcript_of
 
-from arena.referee_thread import referee_in_thread
-from arena.remote import (
+from arena.matches import (
     MatchPlan,
     RefereeClient,
     RemoteError,
     RemoteMatch,
     local_referee,
     matches_at_once,
-    play_remote,
+    play_matches,
 )
+from arena.referee_thread import referee_in_thread
 from referee import wire
 from referee.driver import FaultPolicy, TimeControl
 from referee.rules.transcript import replay_states
@@ -152,17 +152,17 @@ def test_an_evicted_match_answers_not_found_and_a_kept_one_its_result_and_events
 def test_a_run_of_more_games_than_the_referee_keeps_plays_in_parts_and_loses_none(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``play_remote`` reads results in creation order: with more games in flight than the referee
+    """``play_matches`` reads results in creation order: with more games in flight than the referee
     keeps, the first to end were dropped before they were read, and the whole run failed at its
     end. It plays in parts of half what the referee keeps, the same games in the same order."""
     plans = [MatchPlan(("a", "b", "c", "d"), seed) for seed in range(14)]
     bots = {name: "random" for name in "abcd"}
     with local_referee() as client:
-        whole = play_remote(bots, plans, config=ONE_HAND, client=client, seat_key=b"same seats")
+        whole = play_matches(bots, plans, config=ONE_HAND, client=client, seat_key=b"same seats")
     monkeypatch.setenv("SIXNIMMT_KEEP_RESULTS", "4")  # the referee started below and this process
     assert matches_at_once() == 2
     seen: list[int] = []
-    parts = play_remote(bots, plans, config=ONE_HAND, progress=seen.append, seat_key=b"same seats")
+    parts = play_matches(bots, plans, config=ONE_HAND, progress=seen.append, seat_key=b"same seats")
     assert len(parts.matches) == 14 and sum(seen) == 14
     assert all(m.status == "finished" and not any(s.faults for s in m.seats) for m in parts.matches)
     # The same games (a digest also covers its match's id, which differs from run to run).
@@ -213,7 +213,7 @@ def test_results_from_a_referee_without_get_results_are_read_call_by_call(
 ) -> None:
     """A referee of an older version has no GetResults (UNIMPLEMENTED): ``results`` reads it with
     GetResult calls, several waiting at once, in the same order and with the same errors."""
-    monkeypatch.setattr("arena.remote.RESULTS_IN_FLIGHT", 4)
+    monkeypatch.setattr("arena.matches.RESULTS_IN_FLIGHT", 4)
     monkeypatch.setattr(RefereeService, "GetResults", referee_pb2_grpc.RefereeServicer.GetResults)
     with referee_in_thread(tmp_path) as client:
         ids, _ = read_in_reverse_while_played(client)

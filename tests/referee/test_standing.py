@@ -12,7 +12,7 @@ import time
 import pytest
 from refkit import ONE_HAND, Processes
 
-from arena.remote import MatchPlan, RefereeClient, RemoteError, RemoteMatch
+from arena.matches import MatchPlan, RefereeClient, RemoteError, RemoteMatch
 
 KEY = b"standing-test-key"
 

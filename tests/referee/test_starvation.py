@@ -21,7 +21,7 @@ import grpc
 import pytest
 from refkit import Processes
 
-from arena.remote import MatchPlan, RefereeClient
+from arena.matches import MatchPlan, RefereeClient
 from sixnimmt.v1 import referee_pb2
 
 PLAY = "/sixnimmt.v1.Referee/Play"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from refkit import ONE_HAND, TWO_HANDS, Processes, read_log, transcript_of
 
-from arena.remote import MatchPlan, RefereeClient, RemoteMatch, play_remote
+from arena.matches import MatchPlan, RefereeClient, RemoteMatch, play_matches
 from arena.tournament import LOCAL_SEAT_KEY
 from bot_sdk.bot import Bot
 from bot_sdk.play import play_match
@@ -137,7 +137,7 @@ def test_sdk_bots_with_two_seats_play_the_in_process_games(referee: RefereeClien
     """The SDK asks for table_once; heuristic bots, which read the rows, play exactly as in-process."""
     config = {**TWO_HANDS, "players": 4}
     plans = [MatchPlan(("a", "b", "a", "b"), seed) for seed in (11, 12)]
-    run = play_remote(
+    run = play_matches(
         {"a": "heuristic", "b": "heuristic"}, plans, config=config, client=referee, seat_key=LOCAL_SEAT_KEY
     )
     variant = make_variant("classic", config)

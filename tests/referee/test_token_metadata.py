@@ -15,7 +15,7 @@ import time
 import grpc
 from refkit import Processes
 
-from arena.remote import MatchPlan, RefereeClient
+from arena.matches import MatchPlan, RefereeClient
 from bot_sdk.runner import token_metadata
 from referee.faults import FaultKind
 from sixnimmt.v1 import referee_pb2

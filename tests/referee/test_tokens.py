@@ -9,7 +9,7 @@ import grpc
 import pytest
 from refkit import ONE_HAND, Processes
 
-from arena.remote import MatchPlan, RefereeClient, RemoteError
+from arena.matches import MatchPlan, RefereeClient, RemoteError
 from sixnimmt.v1 import referee_pb2
 
 

@@ -118,7 +118,7 @@ class Site:
         return key
 
     def push(self, engine: Any) -> None:
-        from arena.remote import RefereeClient
+        from arena.matches import RefereeClient
         from workers.bots import connected as remote
 
         client = RefereeClient(self.referee.socket, admin_token=ADMIN)
@@ -128,7 +128,7 @@ class Site:
             client.close()
 
     def admin(self) -> Any:
-        from arena.remote import RefereeClient
+        from arena.matches import RefereeClient
 
         return RefereeClient(self.referee.socket, admin_token=ADMIN)
 

@@ -29,7 +29,7 @@ import pytest
 from remotekit import ADMIN, start_referee
 from testkit import wait_for
 
-from arena.remote import BotProcess, MatchPlan, RefereeClient, spawn_bot
+from arena.matches import BotProcess, MatchPlan, RefereeClient, spawn_bot
 from referee.faults import FaultKind
 from referee.server.remote import key_hash
 from sixnimmt.v1 import referee_pb2

@@ -17,7 +17,7 @@ import pytest
 from remotekit import Site, start_referee
 from testkit import free_port, sixnimmt, wait_for
 
-from arena.remote import MatchPlan, RemoteError, play_remote
+from arena.matches import MatchPlan, RemoteError, play_matches
 from referee.faults import FaultKind
 from sixnimmt.v1 import referee_pb2
 
@@ -165,7 +165,7 @@ def test_per_key_limits_are_enforced_by_the_referee(site: Site) -> None:
         with pytest.raises(RemoteError, match="RESOURCE_EXHAUSTED: remote bot 'erin' has no room for 3"):
             client.create_matches("classic", SHORT, plans, remote={"x": "erin"})
         # Two matches fit its key's limit, and are played by the connected bot.
-        run = play_remote({"a": "random"}, plans[:2], client=client, config=SHORT, remote={"x": "erin"})
+        run = play_matches({"a": "random"}, plans[:2], client=client, config=SHORT, remote={"x": "erin"})
         assert [m.status for m in run.matches] == ["finished", "finished"]
         assert not any(sum(s.faults.values()) for m in run.matches for s in m.seats)
         with pytest.raises(RemoteError, match="FAILED_PRECONDITION: remote bot 'nobody' is not connected"):
@@ -273,7 +273,7 @@ def test_tls_on_the_public_port(site: Site, tmp_path: Path) -> None:
         bot.wait_line(f"connected to {referee.public}")
         client = site.admin()
         try:
-            run = play_remote(
+            run = play_matches(
                 {"a": "random"},
                 [MatchPlan(("x", "a"), 5)],
                 client=client,

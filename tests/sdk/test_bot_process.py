@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from arena.remote import STDERR_KEEP_BYTES, STDERR_TAIL_CHARS, BotProcess, ProcessExit
+from arena.matches import STDERR_KEEP_BYTES, STDERR_TAIL_CHARS, BotProcess, ProcessExit
 
 
 def start(code: str) -> BotProcess:

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from arena.remote import MatchPlan, RefereeClient, RemoteError
+from arena.matches import MatchPlan, RefereeClient, RemoteError
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("referee", "games", "bot_sdk", "arena", "workers", "dashboard", "sixnimmt")
@@ -309,10 +309,10 @@ def test_bot_connect_plays_remote_matches_from_the_base_install(
 
 def play_remote_matches(referee: RefereeClient) -> list[Any]:
     """Two matches of the connected remote bot (entrant ``me``) against a random bot's process."""
-    from arena.remote import play_remote
+    from arena.matches import play_matches
 
     plans = [MatchPlan(("me", "r"), 21), MatchPlan(("r", "me"), 22)]
-    run = play_remote(
+    run = play_matches(
         {"r": "random"}, plans, client=referee, config={"players": 2, "hands": 1, "target": None},
         remote={"me": "author"},
     )  # fmt: skip

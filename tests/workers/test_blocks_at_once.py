@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import Engine, select, update
 from testkit import migrated_store
 
-from arena.remote import RefereeClient
+from arena.matches import RefereeClient
 from arena.tournament import Block
 from workers import league as leagues
 from workers.play import execute

@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import func, select
 from testkit import default_store, sixnimmt
 
-from arena.remote import local_referee, spawn_bot
+from arena.matches import local_referee, spawn_bot
 from workers.sandbox import Sandbox
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -274,7 +274,7 @@ def test_a_command_bot_packs_with_bot_toml_as_its_entry_point_and_without_node_m
 
 @pytest.mark.slow
 def test_bot_run_runs_a_command_bot_against_a_referee_of_ones_own(node_bot: Path) -> None:
-    from arena.remote import MatchPlan
+    from arena.matches import MatchPlan
 
     with local_referee() as client:
         for bot in (["--cmd", "node examples/node_bot/dist/bot.js"], [str(node_bot)]):

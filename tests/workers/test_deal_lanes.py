@@ -4,7 +4,7 @@ A league plays each table as a duplicate block: one deal, replayed once per seat
 process playing an entrant's seats in every rotation would hold, at its first decision, every
 hand of the deal. The hostile bot ``hostile_bots/rotations.py`` keeps the hands it is dealt per
 process and reports, through its seats' fault reasons, what it knows of its opponents' hands:
-with one process for every rotation (``play_remote`` as it is) it finds them all, checked against
+with one process for every rotation (``play_matches`` as it is) it finds them all, checked against
 the deal; split into lanes it never holds two hands of one deal, fresh, warm, in sets of blocks,
 sandboxed, and across the twin blocks of an SPRT test. The games themselves do not change.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from arena.remote import (
+from arena.matches import (
     MatchPlan,
     ProcessExit,
     RemoteMatch,
@@ -27,7 +27,7 @@ from arena.remote import (
     SeatOutcome,
     deal_lanes,
     play_lanes,
-    play_remote,
+    play_matches,
 )
 from arena.tournament import Block
 from referee.faults import FaultKind
@@ -183,12 +183,12 @@ def hostile_reasons(run: RemoteRun) -> list[str]:
 
 @pytest.mark.slow
 def test_one_process_for_every_rotation_knows_every_hand_and_lanes_know_none(tmp_path: Path) -> None:
-    """The control: ``play_remote`` with one process per entrant, as leagues played before lanes."""
+    """The control: ``play_matches`` with one process per entrant, as leagues played before lanes."""
     bot = render("every", tmp_path)
     specs = {"hostile": f"{bot}:Rotations", "random": "random", "lowest": "lowest", "highest": "highest"}
     seed = 424242
     deal = first_deal(4, seed)
-    whole = play_remote(specs, seatings_plans(seed), config={**ONE_HAND, "players": 4})
+    whole = play_matches(specs, seatings_plans(seed), config={**ONE_HAND, "players": 4})
     found = reports(hostile_reasons(whole))
     assert len(found) == 4, found
     succeeded = [reason for outcome, _, reason in found if outcome == "SUCCEEDED"]
@@ -310,7 +310,7 @@ def test_lanes_store_the_games_one_process_per_entrant_plays(engine: Engine) -> 
     for block in repo.blocks_of(engine, league.id):
         seatings = Block(block.number, block.entrants, block.seed).seatings()
         plans = [MatchPlan(tuple(f"entrant{p}" for p in seating), block.seed) for seating in seatings]
-        run = play_remote(
+        run = play_matches(
             specs, plans, variant=league.variant, config=league.config, seat_key=league.seat_key
         )
         for rotation, match in enumerate(run.matches):

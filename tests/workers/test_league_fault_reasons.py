@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import select
 from testkit import sixnimmt as run_cli
 
-from arena.remote import BotProcess
+from arena.matches import BotProcess
 from workers.bots.artifacts import SubmissionError, pack
 from workers.bots.submit import submit
 from workers.store import repo

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from arena.remote import MatchPlan, local_referee, play_remote
+from arena.matches import MatchPlan, local_referee, play_matches
 from referee.settings import load as load_settings
 from workers.sandbox import Limits, Sandbox, SandboxedProcess, SandboxError
 
@@ -574,7 +574,7 @@ def test_stderr_can_be_piped_per_launch(workdir: Path) -> None:
 def test_a_sandboxed_reference_bot_plays_a_full_game(workdir: Path) -> None:
     box = TrackedSandbox(Limits.from_settings(), workdir)
     with local_referee() as client:
-        run = play_remote(
+        run = play_matches(
             {"a": "random", "b": "random"},
             [MatchPlan(("a", "b", "a"), 2024)],
             config={"players": 3},

@@ -30,7 +30,7 @@ import pytest
 from sqlalchemy import create_engine, select, text
 from testkit import sixnimmt
 
-from arena.remote import local_referee, spawn_bot
+from arena.matches import local_referee, spawn_bot
 from bot_sdk.command import CommandError, parse
 from workers.bots.artifacts import SubmissionError, pack
 from workers.sandbox import Limits, Sandbox

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select, update
 
-from arena.remote import MatchPlan
+from arena.matches import MatchPlan
 from workers import league as leagues
 from workers.play.execute import play_block
 from workers.play.warm import Version, WarmPool

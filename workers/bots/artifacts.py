@@ -327,6 +327,6 @@ def _members(tar: tarfile.TarFile, limits: SubmissionLimits) -> list[tarfile.Tar
 
 def bot_spec(directory: Path, entry_point: str) -> str:
     """The bot spec of an unpacked artifact: ``path.py[:Class]`` for ``python -m bot_sdk.run``, or
-    ``DIR/bot.toml`` for a command bot (``arena.remote.spawn_bot`` runs its command in DIR)."""
+    ``DIR/bot.toml`` for a command bot (``arena.matches.spawn_bot`` runs its command in DIR)."""
     file, sep, cls = entry_point.partition(":")
     return f"{directory / file}{sep}{cls}"

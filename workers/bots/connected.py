@@ -23,7 +23,7 @@ from typing import Any
 import grpc
 from sqlalchemy import Engine
 
-from arena.remote import MatchPlan, RefereeClient, RemoteError
+from arena.matches import MatchPlan, RefereeClient, RemoteError
 from referee.settings import load as load_settings
 from sixnimmt.v1 import referee_pb2
 from workers.bots import accounts

@@ -246,7 +246,7 @@ def _guard(command: Any, *, creates: bool = False, lazy: bool = False) -> Any:
     def run(args: argparse.Namespace) -> int:
         from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-        from arena.remote import RemoteError
+        from arena.matches import RemoteError
         from workers.bots.artifacts import SubmissionError
         from workers.planning import PlanError
         from workers.sandbox import SandboxError

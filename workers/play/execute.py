@@ -18,8 +18,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from arena.matches import Lanes, MatchPlan, ProcessExit, RemoteMatch, RemoteRun, deal_lanes, play_lanes
 from arena.referee_thread import referee_in_thread
-from arena.remote import Lanes, MatchPlan, ProcessExit, RemoteMatch, RemoteRun, deal_lanes, play_lanes
 from arena.tournament import Block
 from referee.settings import load as load_settings
 from workers import metrics
@@ -316,7 +316,7 @@ def _play_warm(
 ) -> RemoteRun:
     """The block's matches on the warm pool's live bots, which go back (or are retired) after.
 
-    Each entrant plays on one process per lane (:func:`arena.remote.deal_lanes`: one per
+    Each entrant plays on one process per lane (:func:`arena.matches.deal_lanes`: one per
     rotation), each a process that has never seen the block's deal (:meth:`WarmPool.take`). A bot
     whose seats had any fault, that exited, or whose block did not finish (its lease lost, the
     referee failed) is retired, never used again; its exit goes with the seats' fault details
@@ -385,7 +385,7 @@ def _give_back(
 def _play_group(engine: Engine, warm: WarmPool, items: list[_Claimed]) -> list[BlockOutcome]:
     """Claimed blocks of one league as one set of matches on the warm pool (see :func:`play_blocks`).
 
-    Each league entrant of the set plays on one warm process per lane (:func:`arena.remote.deal_lanes`):
+    Each league entrant of the set plays on one warm process per lane (:func:`arena.matches.deal_lanes`):
     lane k plays the entrant's k-th match of every deal of the set (rotation k of each block it
     sits in), so no process holds two hands of one deal; the matches are created in one call, so
     each step's requests to a lane's process go in one message.
@@ -491,7 +491,7 @@ def _play_fresh(
             keepers.append(keeper)
             with keeper:
                 seated = remote_bots.await_remote(engine, block.id, client, remote, plans) if remote else {}
-                # One process per lane (arena.remote.deal_lanes): none plays two seats of the
+                # One process per lane (arena.matches.deal_lanes): none plays two seats of the
                 # block's deal. A remote bot is its author's one connection: not split.
                 return play_lanes(
                     specs,

@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from arena.remote import STDERR_TAIL_CHARS, ProcessExit
+from arena.matches import STDERR_TAIL_CHARS, ProcessExit
 from referee.faults import MAX_REASON_CHARS, FaultKind, bounded, short_reason
 
 MAX_DETAIL_FAULTS = 16

@@ -14,7 +14,7 @@ later block of the same bot version the live process: its matches go over the ex
   closed, the process waited for), and the next block gets a new one.
 - **Each deal once.** A process records the deal seeds of the matches it was given and is never
   given another match of one of them (:meth:`WarmPool.take`): with the league's lanes
-  (``arena.remote.Lanes``) no process ever holds two hands of one deal, across blocks too.
+  (``arena.matches.Lanes``) no process ever holds two hands of one deal, across blocks too.
 - **What carries over.** The process and its memory (module globals, caches, a loaded model);
   never a game object: the SDK makes one per match and seat, from that match's seat seed. A league
   that wants no memory between blocks asks for fresh processes (``league create
@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.matches import BotProcess, ProcessExit, RefereeClient, spawn_bot
 from arena.referee_thread import referee_in_thread
-from arena.remote import BotProcess, ProcessExit, RefereeClient, spawn_bot
 from referee.settings import load as load_settings
 from workers.play.lease import BLOCK_DIR, ProcessGroup
 from workers.sandbox import sandbox_for

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.exc import OperationalError
 
-from arena.remote import RemoteError
+from arena.matches import RemoteError
 from referee.settings import load as load_settings
 from workers.play import warm
 from workers.play.execute import BlockError, play_with_pending, worker_name

@@ -502,7 +502,7 @@ class RemoteRun:
     """Entrant → how its process ended, with the end of its stderr."""
 
 
-def play_remote(
+def play_matches(
     specs: Mapping[str, str],
     plans: Sequence[MatchPlan],
     *,
@@ -520,7 +520,7 @@ def play_remote(
     """
     if client is None:
         with local_referee() as started:
-            return play_remote(
+            return play_matches(
                 specs,
                 plans,
                 variant=variant,
@@ -534,7 +534,7 @@ def play_remote(
     limit = matches_at_once()
     if len(plans) > limit:
         parts = [
-            play_remote(
+            play_matches(
                 specs,
                 plans[start : start + limit],
                 variant=variant,
@@ -587,7 +587,7 @@ def play_remote(
 
 
 def matches_at_once() -> int:
-    """The most matches :func:`play_remote` creates at once: half the results a referee keeps
+    """The most matches :func:`play_matches` creates at once: half the results a referee keeps
     (``SIXNIMMT_KEEP_RESULTS``), at most 2,000.
 
     A referee keeps the latest finished results only (bounded in count and memory), and the run
@@ -748,14 +748,14 @@ def play_lanes(
     remote: Mapping[str, str] | None = None,
     **options: Any,
 ) -> RemoteRun:
-    """:func:`play_remote` with each entrant split into lanes (:func:`deal_lanes`): no process it
+    """:func:`play_matches` with each entrant split into lanes (:func:`deal_lanes`): no process it
     starts plays two seats of one deal. The run is told by entrant (:meth:`Lanes.run`).
 
     ``remote`` (entrant → bot account) names the entrants that play from their authors' machines
     (docs/remote.md): each is its one connection, not split. The other options are
-    :func:`play_remote`'s.
+    :func:`play_matches`'s.
     """
     lanes = deal_lanes(plans, whole=remote or {})
     lane_specs = {lane: specs[entrant] for lane, entrant in lanes.owner.items() if entrant in specs}
     extra = {"remote": remote} if remote else {}
-    return lanes.run(play_remote(lane_specs, lanes.plans, **options, **extra))
+    return lanes.run(play_matches(lane_specs, lanes.plans, **options, **extra))
