@@ -118,7 +118,9 @@ bench-quick: $(STAMP) bytecode
 chaos: $(STAMP) bytecode
 	$(BIN)/python tests/chaos/run.py
 
-## Rewrite the golden playthrough files; only on purpose, and review the diff.
+## Rewrite the golden playthrough files, at least one game of every variant the registry lists
+## (tests/golden/*.json, Junior's tests/junior/golden/*.json), all from one script; only on
+## purpose, and review the diff. tests/golden/test_golden.py checks them.
 golden: $(STAMP)
 	$(BIN)/python tests/golden/regenerate.py
 
