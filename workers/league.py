@@ -23,6 +23,7 @@ from workers.planning import PlanError, adaptive, deals, plan_league, rounds
 from workers.planning.deals import draw as draw_seed
 from workers.stats import ranking, ratings
 from workers.store import repo
+from workers.store import standings as stored_standings
 from workers.store.engine import make_engine
 
 if TYPE_CHECKING:
@@ -236,12 +237,17 @@ def plan_next_round(engine: Engine, league: repo.League) -> int | None:
     the last block may be stored between this read and the caller's next. Two runners that call
     this at once plan the same round (:mod:`workers.planning.rounds`) and store it once.
     """
+    stored = repo.blocks_of(engine, league.id)
+    played = all(b.status == "done" for b in stored)
+    if played:
+        # A round's end: the stored table must cover every result. Whoever stored the last block
+        # recomputed it; this catches a worker that died in between (a no-op when it is current).
+        stored_standings.results_stored(engine, league.id)
     if not league.stopping:
         return 0
-    league = repo.league_by_id(engine, league.id)  # a ladder's entrants and settings change as it runs
-    stored = repo.blocks_of(engine, league.id)
-    if any(b.status != "done" for b in stored):
+    if not played:
         return None
+    league = repo.league_by_id(engine, league.id)  # a ladder's entrants and settings change as it runs
     planned = [Block(b.number, b.entrants, b.seed) for b in stored]
     new = rounds.next_blocks(league, repo.league_results(engine, league.id), planned)
     try:
@@ -306,23 +312,17 @@ def run_local(
         raise
 
 
-def table(
+def compute_table(
     engine: Engine, league: repo.League, *, method: str = "ls", confidence: float = 0.95
 ) -> tuple[list[dict[str, Any]], ranking.Standings]:
-    """Recompute the league table from every stored result and store it.
+    """The league table fitted from every stored result, for display: stores nothing.
 
     Rows come best first, with bot names; the :class:`~workers.stats.ranking.Standings` carries the
-    gaps between neighbours and whether each pair is told apart.
+    gaps between neighbours and whether each pair is told apart. The stored table (the dashboard's)
+    is the headline fit, kept current by whoever stores results (:mod:`workers.store.standings`);
+    another ``method`` or ``confidence`` here is only shown.
     """
-    results = repo.league_results(engine, league.id)
-    rows, fitted = ratings.compute_ratings(
-        results,
-        len(league.entrants),
-        higher_is_better=make_variant(league.variant, league.config).higher_is_better,
-        method=method,
-        confidence=confidence,
-    )
-    repo.store_ratings(engine, league.id, rows)
+    rows, fitted = stored_standings.compute(engine, league, method=method, confidence=confidence)
     names = entrant_names(league)
     for row in rows:
         row["bot"] = names[row["position"]]
@@ -330,8 +330,8 @@ def table(
 
 
 def standings(engine: Engine, league: repo.League) -> list[dict[str, Any]]:
-    """The league table's rows, best first (see :func:`table`)."""
-    return table(engine, league)[0]
+    """The league table's rows, best first (see :func:`compute_table`); stores nothing."""
+    return compute_table(engine, league)[0]
 
 
 def verify_deals(engine: Engine, league: repo.League) -> list[deals.Checked]:

@@ -477,7 +477,7 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
         else:
             bottest.print_report(info)
         return 130 if interrupted else 0
-    rows, fitted = leagues.table(engine, league)
+    rows, fitted = leagues.compute_table(engine, league)  # the workers stored it as they played
     if args.json:
         extra = {"interrupted": True} if interrupted else {}
         print(
@@ -730,7 +730,7 @@ def cmd_standings(args: argparse.Namespace, engine: Any) -> int:
     if not 0.5 < args.confidence < 1:
         raise LeagueCommandError(f"--confidence must be between 0.5 and 1, got {args.confidence}")
     league = repo.find_league(engine, args.name)
-    rows, fitted = leagues.table(engine, league, method=args.method, confidence=args.confidence)
+    rows, fitted = leagues.compute_table(engine, league, method=args.method, confidence=args.confidence)
     h2h = leagues.head_to_head(engine, league) if args.h2h else None
     names = leagues.entrant_names(league)
     if args.json:

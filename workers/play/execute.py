@@ -29,7 +29,7 @@ from workers.play.faults import seat_fault_detail
 from workers.play.lease import LeaseKeeper, LeaseLostError, ProcessGroup, block_directories
 from workers.play.warm import Version, WarmBot, WarmPool
 from workers.sandbox import sandbox_for
-from workers.store import repo
+from workers.store import repo, standings
 
 
 class BlockError(RuntimeError):
@@ -291,6 +291,8 @@ def _store(
     with metrics.STORE_WRITE_SECONDS.labels("record_block").time():
         stored = repo.record_block(engine, block.id, played, claim=block.claim)
     metrics.block_ended(league.variant, "stored" if stored else "raced", started)
+    if stored:  # the league's stored table follows its results (never raises)
+        standings.results_stored(engine, league.id)
     return BlockOutcome(block.id, "stored" if stored else "raced", len(played))
 
 
