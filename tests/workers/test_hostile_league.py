@@ -158,9 +158,11 @@ def test_the_hostile_corpus_plays_a_league_and_nothing_gets_out(
     monkeypatch.setenv("SIXNIMMT_CONNECT_MS", "10000")
     monkeypatch.setenv("SIXNIMMT_SANDBOX_CPU_S", str(CPU_S))
     # Each bot plays its ten seats of the one deal on ten processes (lanes: docs/league.md), all
-    # attacking at once: a smaller address space keeps ten memory bots' pages to a few GB, and
-    # the bank above leaves their attack (ten at once on two cores) 15.5 s.
-    monkeypatch.setenv("SIXNIMMT_SANDBOX_MEMORY_MB", "512")
+    # attacking at once: a smaller limit keeps ten memory bots' pages to a few GB, and the bank
+    # above leaves their attack (ten at once on two cores) 15.5 s. Not below 768 MB: with 512 the
+    # rivals bot (a gRPC client with its threads' malloc arenas, walking directories) once ended
+    # in MemoryError on a loaded machine before its attack could report.
+    monkeypatch.setenv("SIXNIMMT_SANDBOX_MEMORY_MB", "768")
     engine = make_engine(f"sqlite:///{outside / 'store.db'}")
     upgrade(engine)
     versions = {}

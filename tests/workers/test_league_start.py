@@ -31,8 +31,8 @@ import redis
 from arena.tournament import Block
 from workers import league as leagues
 from workers.planning import rounds
-from workers.play.execute import play_block
-from workers.queue import reconcile, runner
+from workers.play.execute import claim_and_play
+from workers.queue import routing, runner
 from workers.store import repo
 from workers.store.engine import make_engine
 
@@ -201,14 +201,15 @@ def test_following_without_a_worker_says_so_and_ctrl_c_stops_at_once(
 
     env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": redis_url}
     follow = _cli("league", "run", "nobody", env=env)
-    time.sleep(3)
+    said_first = follow.stderr.readline()  # waits until the command follows the league
+    assert "following league nobody on the workers (Ctrl-C stops following" in said_first, said_first
     assert follow.poll() is None, follow.communicate()
     interrupted = time.monotonic()
     follow.send_signal(signal.SIGINT)
     out, err = follow.communicate(timeout=30)
     assert time.monotonic() - interrupted < 5
     assert follow.returncode == 130, err
-    assert "stopped following league nobody: the workers go on" in err
+    assert "stopped following league nobody: the workers go on" in said_first + err
     assert "Traceback" not in err
     assert "no results stored yet" in out
     assert _phase(engine, league) == "started"
@@ -253,7 +254,7 @@ def test_a_player_that_loses_its_lease_stops_its_bots_and_stores_nothing(
     block = repo.blocks_of(engine, league.id)[0]
     outcome: list[Any] = []
     player = threading.Thread(
-        target=lambda: outcome.append(play_block(engine, block.id, worker="slow", sandbox=False))
+        target=lambda: outcome.append(claim_and_play(engine, block.id, worker="slow", sandbox=False))
     )
     started = time.monotonic()
     player.start()
@@ -300,4 +301,5 @@ def test_sigterm_past_the_grace_period_releases_the_block(
     after = repo.get_block(engine, block.id)
     assert after.status == "pending" and after.claimed_by is None, after
     assert "released blocks" in worker.log()
-    assert reconcile.queued_block_ids(redis_url, store=repo.store_id(engine)) is not None
+    # The broker still answers through kombu's public API (what the reconciliation asks it).
+    assert routing.waiting_messages(redis_url) is not None

@@ -442,6 +442,12 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
     with progress_bar(len(todo), "blocks", args.json) as bar:
         try:
             if celery:
+                # Said once it is interruptible: Ctrl-C from here on leaves the league to the workers.
+                bar.write(
+                    f"sixnimmt: following league {league.name} on the workers"
+                    " (Ctrl-C stops following; the workers go on)",
+                    file=sys.stderr,
+                )
                 counts = runner.run_celery(
                     engine, league, progress=bar.update, planned=_grow(bar), notify=_notify(bar)
                 )
