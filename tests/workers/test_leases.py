@@ -3,9 +3,11 @@
 A claim holds a lease; while it is live nobody else may claim the block, and once it is over any
 worker may. Every write of a claimed block names its claim (worker, attempt): a stale player
 cannot renew, fail or store over the claim that took the block over. The reconciliation pass
-queues exactly the blocks that wait with no message in the broker (read from Redis as kombu
-keeps it) and those whose lease expired, adds the next round, finishes the league, and two
-reconcilers at once send each block once.
+queues exactly the blocks the store says wait unsent for longer than the grace period (one
+period when the broker, asked through kombu's public API, holds fewer messages than blocks
+wait) and those whose lease expired, adds the next round, finishes the league, and two
+reconcilers at once send each block once; a copy of a message for a block claimed or stored
+plays nothing.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ import redis
 from sqlalchemy import Engine, update
 from test_store import engine, make_league, played, version  # noqa: F401 - the store fixture on both databases
 
-from workers.play import lease
-from workers.queue import reconcile
+from workers.play import execute, lease
+from workers.queue import reconcile, routing
 from workers.queue.messages import BlockMessage
 from workers.store import repo
 from workers.store.schema import blocks
@@ -83,7 +85,17 @@ def test_released_and_failed_claims_are_claimable_at_once(engine: Engine) -> Non
     assert repo.claim_block(engine, c.id, "w2", lease_s=30) is not None
 
 
-def test_reconciling_queues_what_has_no_message_and_what_lost_its_lease(
+def _sent_ago(store: Engine, block_id: int, seconds: float) -> None:
+    """Move a block's last message into the past, as if it had been sent ``seconds`` ago."""
+    with store.begin() as conn:
+        conn.execute(
+            update(blocks)
+            .where(blocks.c.id == block_id)
+            .values(queued_at=dt.datetime.now(dt.UTC) - dt.timedelta(seconds=seconds))
+        )
+
+
+def test_reconciling_queues_what_the_store_says_waits_unsent_and_what_lost_its_lease(
     engine: Engine,  # noqa: F811
     broker: Any,
     redis_url: str,
@@ -92,52 +104,86 @@ def test_reconciling_queues_what_has_no_message_and_what_lost_its_lease(
     a, b, c = repo.blocks_of(engine, league.id)
     sent: list[int] = []
     store = repo.store_id(engine)
-
-    def queued() -> set[int] | None:
-        return reconcile.queued_block_ids(redis_url, store=store)
+    period = 60.0
+    backlog = reconcile.BACKLOG_PASSES * period
 
     def send(message: BlockMessage) -> None:
         assert (message.store, message.league) == (store, league.id)
         broker.send(message)
         sent.append(message.block)
 
+    def grace() -> float:
+        return reconcile.grace_for(engine, period, messages=routing.waiting_messages(redis_url))
+
     # Not started: the reconciliation leaves the league alone.
-    assert reconcile.reconcile(engine, send, queued=set(), grace_s=0).leagues == 0
+    assert reconcile.reconcile(engine, send, grace_s=0).leagues == 0
     repo.start_league(engine, league.id)
-    broker.send(BlockMessage.of(engine, league.id, a.id))  # a already has a message waiting
-    # Messages for b that no worker of this store plays hide nothing: another store's, and one
-    # in the format before messages named their store.
-    broker.send(BlockMessage("f" * 32, league.id, b.id))
-    broker.send_raw(b.id)
-    assert reconcile.queued_block_ids(redis_url, store="f" * 32) == {b.id}
-    assert queued() == {a.id}
     claim_c = repo.claim_block(engine, c.id, "dead", lease_s=60)
     assert claim_c is not None
+    # An empty broker and two blocks waiting: some messages are missing, one period's grace.
+    assert routing.waiting_messages(redis_url) == 0 and reconcile.waiting_blocks(engine) == 2
+    assert grace() == period
 
-    first = reconcile.reconcile(engine, send, queued=queued(), grace_s=60)
-    assert first.queued == {"unqueued": [b.id]} and sent == [b.id]
-    assert queued() == {a.id, b.id}
-    # A second reconciler right after sends nothing: the messages are there.
-    again = reconcile.reconcile(engine, send, queued=queued(), grace_s=60)
-    assert again.queued == {} and sent == [b.id]
+    # Never sent: both waiting blocks go; c, claimed, does not.
+    first = reconcile.reconcile(engine, send, grace_s=grace())
+    assert first.queued == {"unqueued": [a.id, b.id]} and sent == [a.id, b.id]
+    # The broker says (public API) that two messages wait: they may all be there, a backlog's grace.
+    assert routing.waiting_messages(redis_url) == 2 and grace() == backlog
+    # A second reconciler right after sends nothing: the store says both were just sent.
+    again = reconcile.reconcile(engine, send, grace_s=grace())
+    assert again.queued == {} and sent == [a.id, b.id]
+    # A block waiting longer than the backlog's grace is sent again, messages or not.
+    _sent_ago(engine, a.id, backlog + 1)
+    assert reconcile.reconcile(engine, send, grace_s=grace()).queued == {"unqueued": [a.id]}
+    assert routing.waiting_messages(redis_url) == 3
 
-    # The broker restarts empty. Within the grace period a block queued by a reconciler is not
-    # sent again (a was sent by hand, never by a reconciler); after it, every waiting block is.
+    # The broker restarts empty: within a period of their last message nothing is sent again;
+    # past it, every waiting block is, once.
     broker_client = redis.Redis.from_url(redis_url)
     broker_client.flushdb()
-    assert queued() == set()
-    assert reconcile.reconcile(engine, send, queued=set(), grace_s=60).queued == {"unqueued": [a.id]}
-    assert reconcile.reconcile(engine, send, queued=set(), grace_s=0).queued == {"unqueued": [a.id, b.id]}
-    # A broker that cannot be read: only blocks never queued would be sent (none here).
-    assert reconcile.reconcile(engine, send, queued=None, grace_s=0).queued == {}
+    assert grace() == period
+    assert reconcile.reconcile(engine, send, grace_s=grace()).queued == {}
+    _sent_ago(engine, a.id, period + 1)
+    _sent_ago(engine, b.id, period + 1)
+    assert reconcile.reconcile(engine, send, grace_s=grace()).queued == {"unqueued": [a.id, b.id]}
+    assert reconcile.reconcile(engine, send, grace_s=grace()).queued == {}
+    # Messages the broker holds count whoever they are for (another store's here): the grace is
+    # the backlog's; a broker that cannot be asked gets the backlog's too.
+    broker_client.flushdb()
+    broker.send(BlockMessage("f" * 32, league.id, a.id))
+    broker.send(BlockMessage("f" * 32, league.id, b.id))
+    assert routing.waiting_messages(redis_url) == 2 and grace() == backlog
+    assert routing.waiting_messages("redis://127.0.0.1:1/0") is None
+    assert reconcile.grace_for(engine, period, messages=None) == backlog
 
     # c's worker died: once its lease is over, c is given back and queued again.
     _expire(engine, c.id)
-    expired = reconcile.reconcile(engine, send, queued=queued(), grace_s=60)
+    expired = reconcile.reconcile(engine, send, grace_s=grace())
     assert expired.queued == {"lease_expired": [c.id]}
     assert [(x.id, x.claimed_by) for x in expired.expired] == [(c.id, "dead")]
     assert repo.get_block(engine, c.id).status == "pending"
     broker_client.close()
+
+
+def test_a_message_for_a_block_claimed_or_stored_plays_nothing(engine: Engine) -> None:  # noqa: F811
+    """What makes sending a block again harmless: the claim turns a copy into a no-op."""
+    league = make_league(engine)
+    a, b, _ = repo.blocks_of(engine, league.id)
+    repo.start_league(engine, league.id)
+    claim_a = repo.claim_block(engine, a.id, "live", lease_s=300)
+    claim_b = repo.claim_block(engine, b.id, "w", lease_s=30)
+    assert claim_a is not None and claim_b is not None
+    assert repo.record_block(engine, b.id, played(b, league), claim=claim_b.claim)
+    before = {x.id: x for x in repo.blocks_of(engine, league.id)}
+    matches = repo.league_counts(engine, league.id)["matches"]
+
+    # Neither starts a bot (none of these bots could run: their code is not Python).
+    claimed = execute.claim_and_play(engine, a.id, worker="copy", sandbox=False)
+    stored = execute.claim_and_play(engine, b.id, worker="copy", sandbox=False)
+    assert (claimed.status, claimed.matches) == ("leased elsewhere", 0)
+    assert (stored.status, stored.matches) == ("done already", 0)
+    assert {x.id: x for x in repo.blocks_of(engine, league.id)} == before
+    assert repo.league_counts(engine, league.id)["matches"] == matches
 
 
 def test_the_last_block_of_a_league_finishes_it(engine: Engine, broker: Any) -> None:  # noqa: F811

@@ -8,15 +8,15 @@ Tasks take ids, are idempotent and acknowledged late, so a worker that dies mid-
 block delivered again; ``SIXNIMMT_VISIBILITY_TIMEOUT_S`` bounds how long Redis waits before it
 hands an unacknowledged block to another worker.
 
-Each worker's main process also reconciles the started leagues (:mod:`workers.queue.reconcile`) from
-the moment it is ready, and on SIGTERM lets its blocks finish for ``SIXNIMMT_SHUTDOWN_GRACE_S``
-before it releases what is left and stops.
+What a worker does besides playing (reconcile the started leagues from the moment it is ready,
+consume its own queue, release its blocks on SIGTERM past ``SIXNIMMT_SHUTDOWN_GRACE_S``) is
+:mod:`workers.queue.worker`, which ``include`` names: Celery imports it when a worker starts,
+before it sends the signals that module listens to. This module only builds the app and refuses
+a worker without a broker.
 """
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
 import sys
 from typing import Any
@@ -52,7 +52,10 @@ def make_app() -> Celery:
     broker = settings.broker_url or None
     # Every task's runs, retries and durations are counted and logged by one base class.
     app = Celery(
-        "sixnimmt", broker=broker, include=["workers.queue.tasks"], task_cls="workers.metrics:ObservedTask"
+        "sixnimmt",
+        broker=broker,
+        include=["workers.queue.tasks", "workers.queue.worker"],
+        task_cls="workers.metrics:ObservedTask",
     )
     app.conf.update(
         task_acks_late=True,
@@ -86,40 +89,3 @@ def _refuse_without_broker(**_: Any) -> None:
     if not load_settings().broker_url:
         print(f"sixnimmt: error: {NO_BROKER}", file=sys.stderr)
         raise SystemExit(2)
-
-
-@signals.worker_init.connect
-def _share_refusal_log(**_: Any) -> None:
-    """Before the pool processes are forked: they log each kind of refused message once for the
-    whole worker (workers.queue.messages.RefusalLog)."""
-    from workers.queue import messages
-
-    messages.share_refusal_log()
-
-
-@signals.celeryd_after_setup.connect
-def _consume_own_queue(sender: Any = None, instance: Any = None, **_: Any) -> None:
-    """Each worker also takes the blocks routed to it, where its bots are warm (workers.queue.routing)."""
-    from workers.queue.routing import worker_queue
-
-    if sender and instance is not None:
-        instance.app.amqp.queues.select_add(worker_queue(str(sender)))
-
-
-@signals.worker_ready.connect
-def _start_reconciling(sender: Any = None, **_: Any) -> None:
-    from workers.queue import reconcile
-
-    reconcile.start_for_worker(str(getattr(sender, "hostname", None) or "worker"))
-
-
-@signals.worker_shutting_down.connect
-def _release_when_late(sender: Any = None, how: str = "", **_: Any) -> None:
-    from workers.queue import reconcile
-
-    reconcile.stop_current()
-    if how == "Warm":
-        # Past the grace period, give the blocks still in play back and stop cold (SIGQUIT).
-        reconcile.release_on_shutdown(
-            str(sender), load_settings().shutdown_grace_s, lambda: os.kill(os.getpid(), signal.SIGQUIT)
-        )

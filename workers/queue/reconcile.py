@@ -6,42 +6,46 @@
 
 - gives back the blocks whose lease expired (their worker died, or lost the store) and queues
   them again;
-- queues the blocks that wait (pending, failed) with no message in the broker, waiting or held
-  unacknowledged by a worker: a broker that restarted without persistence lost them;
+- queues again the blocks that wait (pending, failed: neither claimed nor stored) and whose last
+  message was sent longer than a grace period ago (:func:`grace_for`): a broker that restarted
+  without persistence lost them, or a worker died with them in its own queue;
 - adds the next round of a league with a stopping rule once its round is stored, and marks a
   league finished once every block is stored (:func:`advance`, which the task that stores a
   block calls too: whoever stores the last block of a round adds the next);
 - writes the worker's heartbeat (``league run`` warns when no worker has been seen for a while),
   and, when a lease expired, sweeps the directories that dead players left on this host.
 
-Every message it sends names the store, the league and the block (:mod:`workers.queue.messages`); the
-broker's messages count as a block's only when they name this store (a broker shared with
-another store, or messages of the format before store ids, hide no block of this one).
+The store is the truth: which blocks wait, and when each was last sent (``blocks.queued_at``).
+The broker is never searched for a block's message; it is asked only, through kombu's public
+API, how many messages wait in the store's queues, which sets the grace period: one period when
+fewer messages wait than blocks do (some were lost), many periods otherwise (they may all wait
+behind a backlog). A re-sent block that had a message after all costs nothing: a block is
+claimed under a lease and stored once, and a message for a block stored already does nothing.
+
+This module is logic only: what it sends goes through the ``send`` it is given (the worker's is
+:func:`workers.queue.tasks.send_block`, wired by :mod:`workers.queue.worker`).
 
 Several workers reconcile at once without a coordinator: expiring a lease is a locked update that
 one of them wins, and a block is queued again only by the worker that moves its ``queued_at``
-(a compare-and-set), at most once per pass interval. A message sent twice anyway costs nothing:
-a block is claimed under a lease and stored once.
+(a compare-and-set), at most once per grace period.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
 import datetime as dt
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from sqlalchemy import Engine
 
+from workers import league as leagues
 from workers import metrics
 from workers.play import lease
-from workers.queue.messages import TASK, BlockMessage, parse
+from workers.queue import routing
+from workers.queue.messages import BlockMessage
 from workers.store import repo
 
 log = logging.getLogger(__name__)
@@ -49,10 +53,12 @@ log = logging.getLogger(__name__)
 Send = Callable[[BlockMessage], object]
 """Queues one block: sends ``sixnimmt.play_block`` with the message's arguments to the broker."""
 
-QUEUE = "sixnimmt-blocks"
-
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 """No ``queued_at`` is before it: ``not_since=EPOCH`` sends only blocks never queued."""
+
+BACKLOG_PASSES = 20
+"""A block waiting with as many messages in the broker as blocks wait is sent again after this
+many reconciliation periods (5 minutes by default): its message may wait behind others."""
 
 
 @dataclass(slots=True)
@@ -75,58 +81,23 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def queued_block_ids(
-    broker_url: str, queue: str = QUEUE, *, store: str, warn: bool = True
-) -> set[int] | None:
-    """Blocks of the store ``store`` (its id) with a ``play_block`` message in a Redis broker,
-    waiting or held unacknowledged by a worker; ``None`` if the broker cannot be read (or is not
-    Redis). Messages naming another store, or none, are not counted: no worker of this store
-    plays them."""
-    if not broker_url.startswith(("redis://", "rediss://", "redis+socket://")):
-        return None
-    import redis
-    from kombu.transport.redis import PRIORITY_STEPS, Channel
-
-    from workers.queue.routing import queues
-
-    try:
-        client = redis.Redis.from_url(broker_url, socket_timeout=5, socket_connect_timeout=5)
-        try:
-            # The shared queue and the own queue of each live worker (a dead worker's queue does
-            # not count: its blocks are sent again, to a live worker).
-            names = queues(broker_url) if queue == QUEUE else [queue]
-            keys = [
-                k for q in names for k in (q, *(f"{q}{Channel.sep}{step}" for step in PRIORITY_STEPS if step))
-            ]
-            raw = [m for key in keys for m in client.lrange(key, 0, -1)]
-            # kombu keeps each delivered, unacknowledged message as [message, exchange, routing key]
-            held = [json.loads(v)[0] for v in client.hvals("unacked")]
-        finally:
-            client.close()
-    except (redis.RedisError, ValueError, IndexError) as exc:
-        (log.warning if warn else log.debug)("cannot read the broker's queue: %s", exc)
-        return None
-    ids = set()
-    for message in [*(json.loads(m) for m in raw), *held]:
-        named = _message_of(message)
-        if named is not None and named.store == store:
-            ids.add(named.block)
-    return ids
+def waiting_blocks(engine: Engine) -> int:
+    """How many blocks of the started, unfinished leagues wait for a worker (pending or failed)."""
+    return sum(len(repo.claimable_blocks(engine, league_id)) for league_id in repo.open_leagues(engine))
 
 
-def _message_of(message: Any) -> BlockMessage | None:
-    """What a ``sixnimmt.play_block`` message in kombu's JSON envelope names, if it is well formed."""
-    try:
-        if message.get("headers", {}).get("task") != TASK:
-            return None
-        body = message["body"]
-        if message.get("properties", {}).get("body_encoding") == "base64":
-            body = base64.b64decode(body)
-        args, kwargs = json.loads(body)[:2]
-        named = parse(args, kwargs)
-    except (AttributeError, KeyError, TypeError, ValueError, IndexError):
-        return None
-    return named if isinstance(named, BlockMessage) else None
+def grace_for(engine: Engine, period_s: float, *, messages: int | None) -> float:
+    """How long a waiting block's message is trusted to be in the broker before it is sent again.
+
+    ``messages``: how many messages the broker says wait in the store's queues
+    (:func:`workers.queue.routing.waiting_messages`; ``None`` if it cannot say). Fewer than the
+    blocks that wait means some were lost (a broker restarted without persistence, a dead
+    worker's own queue): one period then. Otherwise the messages may all be there, behind a
+    backlog: :data:`BACKLOG_PASSES` periods, so that a long queue is not filled with copies.
+    """
+    if messages is not None and messages < waiting_blocks(engine):
+        return period_s
+    return BACKLOG_PASSES * period_s
 
 
 def _send(
@@ -155,8 +126,6 @@ def advance(engine: Engine, league_id: int, send: Send, *, report: Pass | None =
     between the two leaves its blocks to the reconciliation's ``unqueued`` pass. A league not
     handed to the workers is left alone.
     """
-    from workers.league import plan_next_round
-
     report = report or Pass()
     phase = repo.league_phase(engine, league_id)
     if phase == "finished":
@@ -165,7 +134,7 @@ def advance(engine: Engine, league_id: int, send: Send, *, report: Pass | None =
     if phase != "started":
         return report
     league = repo.league_by_id(engine, league_id)
-    added = plan_next_round(engine, league)
+    added = leagues.plan_next_round(engine, league)
     if added:
         waiting = [b.id for b in repo.claimable_blocks(engine, league_id)]
         _send(engine, league_id, waiting, send, report, "next_round", not_since=EPOCH)
@@ -177,11 +146,11 @@ def advance(engine: Engine, league_id: int, send: Send, *, report: Pass | None =
     return report
 
 
-def reconcile(engine: Engine, send: Send, *, queued: set[int] | None, grace_s: float) -> Pass:
+def reconcile(engine: Engine, send: Send, *, grace_s: float) -> Pass:
     """One pass over every started, unfinished league (see the module docstring)."""
     report = Pass()
     for league_id in repo.open_leagues(engine):
-        reconcile_league(engine, league_id, send, queued=queued, grace_s=grace_s, report=report)
+        reconcile_league(engine, league_id, send, grace_s=grace_s, report=report)
     return report
 
 
@@ -190,14 +159,13 @@ def reconcile_league(
     league_id: int,
     send: Send,
     *,
-    queued: set[int] | None,
     grace_s: float,
     report: Pass | None = None,
 ) -> Pass:
-    """Reconcile one league: expired leases, waiting blocks with no message, the next round.
+    """Reconcile one league: expired leases, waiting blocks sent too long ago, the next round.
 
-    ``queued``: the blocks that have a message in the broker (:func:`queued_block_ids`); ``None``
-    when the broker cannot be read, and then only blocks never queued are sent.
+    ``grace_s``: a waiting block whose last message was sent at least this long ago (or never) is
+    sent again (:func:`grace_for` says how long, from what the broker holds).
     """
     report = report or Pass()
     now = _now()
@@ -214,11 +182,9 @@ def reconcile_league(
     # No other reconciler expired these too: send them whatever queued_at says.
     again = [b.id for b in expired]
     _send(engine, league_id, again, send, report, "lease_expired", not_since=now + dt.timedelta(days=1))
-    waiting = [b for b in repo.claimable_blocks(engine, league_id) if b.id not in again]
-    missing = [b.id for b in waiting if queued is None or b.id not in queued]
-    # An unreadable broker: only blocks never queued.
-    not_since = now - dt.timedelta(seconds=grace_s) if queued is not None else EPOCH
-    _send(engine, league_id, missing, send, report, "unqueued", not_since=not_since)
+    waiting = [b.id for b in repo.claimable_blocks(engine, league_id) if b.id not in again]
+    not_since = now - dt.timedelta(seconds=grace_s)
+    _send(engine, league_id, waiting, send, report, "unqueued", not_since=not_since)
     if not waiting and not again and not repo.blocks_of(engine, league_id, ["running"]):
         advance(engine, league_id, send, report=report)
     progress = repo.last_progress(engine, league_id)
@@ -238,14 +204,12 @@ class Reconciler:
         broker_url: str,
         send: Send,
         period_s: float,
-        queue: str = QUEUE,
     ) -> None:
         self.name = name
         self.engine = engine
         self.broker_url = broker_url
         self.send = send
         self.period_s = max(0.2, period_s)
-        self.queue = queue
         self.started_at = _now()
         self.passes = 0
         self._stop = threading.Event()
@@ -272,14 +236,10 @@ class Reconciler:
         """One heartbeat and pass; errors (store or broker down) are logged and counted, not raised."""
         try:
             repo.heartbeat(self.engine, self.name, self.started_at)
-            from workers.queue.routing import keep_alive
-
-            keep_alive(self.name, broker_url=self.broker_url)
+            routing.keep_alive(self.name, broker_url=self.broker_url)
+            messages = routing.waiting_messages(self.broker_url)
             report = reconcile(
-                self.engine,
-                self.send,
-                queued=queued_block_ids(self.broker_url, self.queue, store=repo.store_id(self.engine)),
-                grace_s=self.period_s,
+                self.engine, self.send, grace_s=grace_for(self.engine, self.period_s, messages=messages)
             )
         except Exception as exc:
             metrics.RECONCILE_RUNS.labels("failed").inc()
@@ -296,70 +256,6 @@ class Reconciler:
         if report.expired:
             lease.sweep()
         return report
-
-
-def celery_send(message: BlockMessage) -> None:
-    """Queue ``sixnimmt.play_block`` for ``message`` on the app's broker, routed to the worker that
-    holds the block's bots warm if one does (:mod:`workers.queue.routing`), else to the shared queue."""
-    from workers.queue import routing as warm_routing
-    from workers.queue.tasks import engine, play_block
-
-    try:
-        queue = warm_routing.route(engine(), message.block)
-    except Exception as exc:  # a preference only: any worker can play the block
-        log.debug("block %d: no warm route (%s)", message.block, exc)
-        queue = warm_routing.SHARED
-    play_block.apply_async(
-        message.args(), queue=queue, retry=True, retry_policy={"max_retries": 3, "interval_start": 0.5}
-    )
-
-
-_current: Reconciler | None = None
-
-
-def start_for_worker(name: str) -> Reconciler:
-    """Start this worker's reconciler (from the ``worker_ready`` signal); one per process."""
-    global _current
-    from referee.settings import load as load_settings
-    from workers.store.engine import make_engine
-
-    settings = load_settings()
-    if _current is None:
-        _current = Reconciler(
-            name,
-            engine=make_engine(),
-            broker_url=settings.broker_url,
-            send=celery_send,
-            period_s=settings.reconcile_s,
-        ).start()
-    return _current
-
-
-def release_on_shutdown(name: str, grace_s: float, stop: Callable[[], None]) -> threading.Timer:
-    """After ``grace_s``, give back the blocks this worker (``name``) still plays, then ``stop()`` it.
-
-    Started when the worker is told to stop (SIGTERM): a block that finishes in time is stored and
-    acknowledged; one that does not is released for another worker at once rather than when its
-    lease runs out.
-    """
-
-    def release() -> None:
-        with contextlib.suppress(Exception):
-            if _current is not None:
-                released = repo.release_claims(_current.engine, name)
-                if released:
-                    log.warning("shutdown: released blocks %s after %.0f s", released, grace_s)
-        stop()
-
-    timer = threading.Timer(grace_s, release)
-    timer.daemon = True
-    timer.start()
-    return timer
-
-
-def stop_current() -> None:
-    if _current is not None:
-        _current.stop()
 
 
 def elapsed_since(moment: dt.datetime | None) -> float | None:

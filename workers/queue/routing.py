@@ -8,8 +8,9 @@ block, :func:`queue_for` picks the live worker whose set holds the most of the b
 versions (the shorter queue among equals), and the shared queue when none holds any or each
 such worker has :data:`DEPTH` blocks waiting already (so that a league of the same few bots
 keeps every worker busy). A worker that dies stops renewing its set:
-once the set is gone, new blocks go elsewhere, and the blocks waiting in its own queue are no
-longer counted as queued (:func:`queues`), so the reconciliation sends them again to a live one.
+once the set is gone, new blocks go elsewhere, and the messages waiting in its own queue are no
+longer counted (:func:`queues`, :func:`waiting_messages`), so the reconciliation sends their
+blocks again to a live one.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from typing import Any
+
+from kombu import Connection
+from kombu.exceptions import ChannelError
 
 from referee.settings import load as load_settings
 
@@ -163,3 +167,27 @@ def block_versions(engine: Any, block_id: int) -> list[str]:
             .where(league_entrants.c.league_id == row.league_id, league_entrants.c.position.in_(positions))
         )
         return sorted({str(sha) for _, sha in conn.execute(query)})
+
+
+def waiting_messages(broker_url: str) -> int | None:
+    """How many messages wait in the queues a block's message may wait in (:func:`queues`), as the
+    broker reports them through kombu's public API (a passive queue declaration); ``None`` if it
+    cannot be asked. Messages a worker holds unacknowledged are not counted (their blocks are
+    claimed, or about to be), nor does it tell whose messages they are."""
+    if not broker_url:
+        return None
+    total = 0
+    try:
+        with Connection(broker_url, connect_timeout=5, transport_options={"socket_timeout": 5}) as conn:
+            for name in queues(broker_url):
+                channel = conn.channel()
+                try:
+                    total += channel.queue_declare(queue=name, passive=True).message_count
+                except ChannelError:  # no such queue: nothing ever waited there, or nothing waits now
+                    pass
+                finally:
+                    channel.close()
+    except Exception as exc:
+        log.debug("cannot count the messages waiting in the broker: %s", exc)
+        return None
+    return total

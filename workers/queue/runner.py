@@ -15,8 +15,9 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
 from referee.settings import load as load_settings
-from workers.queue import reconcile
+from workers.queue import reconcile, routing
 from workers.queue.messages import BlockMessage
+from workers.queue.tasks import send_block
 from workers.store import repo
 from workers.store.engine import StoreError
 
@@ -26,19 +27,24 @@ def start(
 ) -> int:
     """Hand a league to the workers (``league start``); returns how many blocks were queued.
 
-    Queues only blocks with no message in the broker already, so starting twice queues nothing
-    twice; from then on the workers' reconciliation finishes the league (:mod:`workers.queue.reconcile`).
+    Queues the blocks never queued; every waiting block when the broker holds fewer messages than
+    blocks wait (some were lost); otherwise only those sent longer than the reconciliation's
+    backlog grace ago (:func:`workers.queue.reconcile.grace_for`). So starting twice queues
+    nothing twice; from then on the workers' reconciliation finishes the league
+    (:mod:`workers.queue.reconcile`).
     """
     repo.start_league(engine, league.id)
+    settings = load_settings()
+    # Fewer messages waiting than blocks: some were lost, send every waiting block now. A broker
+    # that cannot be asked counts as holding them all (an unreachable one is reported once, by
+    # the send that fails).
+    messages = routing.waiting_messages(settings.broker_url)
+    lost = messages is not None and messages < reconcile.waiting_blocks(engine)
     report = reconcile.reconcile_league(
         engine,
         league.id,
-        send or reconcile.celery_send,
-        # A broker that cannot be read gets every waiting block (a duplicate message is harmless),
-        # and an unreachable one is reported once, by the send that fails.
-        queued=reconcile.queued_block_ids(load_settings().broker_url, store=repo.store_id(engine), warn=False)
-        or set(),
-        grace_s=0,
+        send or send_block,
+        grace_s=0.0 if lost else reconcile.BACKLOG_PASSES * settings.reconcile_s,
     )
     return sum(len(ids) for ids in report.queued.values())
 
@@ -71,7 +77,7 @@ def run_celery(
     round after round: the workers add the rounds, and so does this loop when it sees one stored.
     """
     say = notify or (lambda message: None)
-    send = send or reconcile.celery_send
+    send = send or send_block
     started = time.monotonic()
     errors = _retry_errors()
     delay = 0.0

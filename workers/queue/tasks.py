@@ -1,4 +1,5 @@
-"""Celery tasks: ``play_block(block, league, store)``, retried with backoff on infrastructure errors only."""
+"""Celery tasks: ``play_block(block, league, store)``, retried with backoff on infrastructure errors
+only, and :func:`send_block`, which sends one (the reconciliation's and ``league start``'s ``send``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from workers.play.execute import BlockError, play_with_pending, worker_name
 from workers.queue import messages, reconcile
 from workers.queue import routing as warm_routing
 from workers.queue.app import app
+from workers.queue.messages import BlockMessage
 from workers.store import repo
 from workers.store.engine import StoreError, make_engine
 
@@ -72,7 +74,20 @@ def play_block(self: Any, *args: Any, **kwargs: Any) -> str:
     if any(o.status == "stored" for o in outcomes):
         # Whoever stores the last block of a round adds the next one (the reconciliation would too).
         try:
-            reconcile.advance(engine(), message.league, reconcile.celery_send)
+            reconcile.advance(engine(), message.league, send_block)
         except Exception as exc:
             log.warning("block %d stored; the next round is left to the reconciliation: %s", block_id, exc)
     return outcome.status
+
+
+def send_block(message: BlockMessage) -> None:
+    """Queue ``sixnimmt.play_block`` for ``message`` on the app's broker, routed to the worker that
+    holds the block's bots warm if one does (:mod:`workers.queue.routing`), else to the shared queue."""
+    try:
+        queue = warm_routing.route(engine(), message.block)
+    except Exception as exc:  # a preference only: any worker can play the block
+        log.debug("block %d: no warm route (%s)", message.block, exc)
+        queue = warm_routing.SHARED
+    play_block.apply_async(
+        message.args(), queue=queue, retry=True, retry_policy={"max_retries": 3, "interval_start": 0.5}
+    )
