@@ -19,8 +19,9 @@ from arena.tournament import Block
 from referee.rules.registry import find_variant, make_variant
 from referee.settings import load as load_settings
 from workers.bots import entrants
-from workers.planning import PlanError, adaptive, deals, plan_league, rounds
+from workers.planning import PlanError, adaptive, deals, ladder, plan_league, rounds
 from workers.planning.deals import draw as draw_seed
+from workers.planning.formats import tables_per_bot
 from workers.stats import ranking, ratings
 from workers.store import repo
 from workers.store import standings as stored_standings
@@ -91,8 +92,6 @@ def prepare(
     found = entrants.find(engine, refs, canonical)
     count = len(found.entrants)
     if fmt == "ladder":
-        from workers.planning import ladder
-
         stopping = (ladder.LadderRule.from_json(stopping) if stopping else ladder.rule()).to_json()
         blocks = ladder.first_round(count, table_size, seed, ladder.LadderRule.from_json(stopping))
         deals = 1
@@ -100,8 +99,6 @@ def prepare(
         blocks = _first_round(stopping, fmt, count, table_size, seed)
         deals = 1
     elif fmt == "sampled":
-        from workers.planning.formats import tables_per_bot
-
         per_bot = tables_per_bot(count, table_size, per_bot, tables)
         blocks = plan_league(fmt, count, table_size, deals, seed, per_bot=per_bot)
     else:
@@ -175,6 +172,8 @@ def _play_some(url: str, block_ids: Sequence[int], worker: str | None = None) ->
     A pool process keeps its warm pool (:mod:`workers.play.warm`) from task to task, so the bots of
     the blocks it played before are live processes already.
     """
+    # The players (execute, warm bots, the sandbox): in the pool's processes only, not in every
+    # command that imports the league (league create, status, standings).
     from workers.play import warm
     from workers.play.execute import play_blocks
 
@@ -203,11 +202,11 @@ def _pool_process() -> None:
 
 
 def _stop_playing(signum: int, frame: Any) -> None:
+    # The players, as in _play_some: a pool process that played has them loaded already.
+    from workers.play import warm
     from workers.play.lease import ProcessGroup
 
     ProcessGroup.kill_all()  # the block ends at once; its directories go on the way out
-    from workers.play import warm
-
     pool = warm.current()
     if pool is not None:
         pool.abandon()  # its bots are killed already; its directory goes now

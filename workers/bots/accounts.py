@@ -24,7 +24,7 @@ from sqlalchemy import Engine, func, insert, select, update
 
 from workers.bots.artifacts import pack
 from workers.store import repo
-from workers.store.schema import api_keys, bot_accounts, bot_versions, bots
+from workers.store.schema import api_keys, blocks, bot_accounts, bot_versions, bots
 
 KEY_PREFIX = "snk_"
 REMOTE_BOT_PREFIX = "remote/"
@@ -294,16 +294,12 @@ def remote_entrant(engine: Engine | None, ref: str, variant: str) -> repo.BotVer
 
 def set_waiting(engine: Engine, block_id: int, waiting: str | None) -> None:
     """Say what a claimed block waits for (``None``: nothing), for ``league status``."""
-    from workers.store.schema import blocks
-
     with engine.begin() as conn:
         conn.execute(update(blocks).where(blocks.c.id == block_id).values(waiting=waiting))
 
 
 def waiting_blocks(engine: Engine, league_id: int) -> list[dict[str, Any]]:
     """The league's running blocks that wait for something, and what."""
-    from workers.store.schema import blocks
-
     with engine.connect() as conn:
         rows = conn.execute(
             select(blocks.c.number, blocks.c.waiting)

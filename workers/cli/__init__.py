@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import sys
+import tempfile
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +17,9 @@ from bot_sdk import cli as sdk_cli
 from bot_sdk import tables
 from bot_sdk.cli import parse_options
 from bot_sdk.progress import progress_bar
+from referee.rules.registry import make_variant
 from referee.settings import load as load_settings
+from workers.cli import running
 
 
 class LeagueCommandError(RuntimeError):
@@ -30,8 +36,6 @@ def register(sub: Any) -> None:
     Without the ``server`` extra (a bot author's base install) every command is there as a stand-in
     that says which extra to install (:func:`bot_sdk.cli.stand_in`).
     """
-    from importlib.util import find_spec
-
     missing = next((name for name in LIBRARIES if find_spec(name) is None), None)
     if missing:
         for name in ("league", "worker"):
@@ -76,6 +80,7 @@ def register(sub: Any) -> None:
         help="adaptive: the budget, at most N deals in all (first round included), each played once per"
         " seat rotation; ladder: its budget (default: until 'league stop')",
     )
+    # The command modules below import the server extra (numpy, SQLAlchemy): only once it is found.
     from workers.cli import formats as formats_cli
 
     formats_cli.add_create_arguments(p)
@@ -173,11 +178,11 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_guard(cmd_bot_list))
 
+    # Server extra (numpy, SQLAlchemy): only once it is found, as formats_cli above.
+    from workers.cli import accounts as accounts_cli
     from workers.cli import bottest
 
     bottest.register(bots, _guard)
-    from workers.cli import accounts as accounts_cli
-
     accounts_cli.register(bots, _guard)
 
 
@@ -195,6 +200,7 @@ class _Store:
 
     def existing(self) -> Any:
         """The store if it exists, else ``None`` (nothing created)."""
+        # The store (SQLAlchemy): on first use, not at start-up.
         from workers.store.engine import StoreMissingError
 
         try:
@@ -204,6 +210,7 @@ class _Store:
 
     def reader(self) -> Any:
         """The store; :class:`~workers.store.engine.StoreMissingError` if it does not exist."""
+        # The store (SQLAlchemy): on first use, not at start-up.
         from workers.store.engine import open_existing
 
         if self.engine is None:
@@ -213,6 +220,7 @@ class _Store:
 
     def writer(self) -> Any:
         """The store, created if it does not exist yet."""
+        # The store (SQLAlchemy): on first use, not at start-up.
         from workers.store.engine import make_engine
 
         if self.engine is None:
@@ -221,6 +229,7 @@ class _Store:
         return self.engine
 
     def where(self) -> str:
+        # The store (SQLAlchemy): on first use, not at start-up.
         from workers.store.engine import StoreError, describe, where
 
         if self.engine is not None:
@@ -244,6 +253,7 @@ def _guard(command: Any, *, creates: bool = False, lazy: bool = False) -> Any:
     """
 
     def run(args: argparse.Namespace) -> int:
+        # The error types of the server extra's modules (SQLAlchemy) and of gRPC: when a command runs.
         from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
         from arena.matches import RemoteError
@@ -284,6 +294,7 @@ def _guard(command: Any, *, creates: bool = False, lazy: bool = False) -> Any:
 
 
 def _migrate(engine: Any) -> None:
+    # Alembic: only once a store is opened.
     from workers.store.migrate import is_current, upgrade
 
     if not is_current(engine):
@@ -291,10 +302,14 @@ def _migrate(engine: Any) -> None:
 
 
 def cmd_create(args: argparse.Namespace, store: _Store) -> int:
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers import league as leagues
     from workers.bots import entrants
     from workers.cli import formats as formats_cli
     from workers.planning import deals
+    from workers.store import repo
+    from workers.store.engine import describe
 
     refs = [r.strip() for r in args.bots.split(",") if r.strip()]
     options = formats_cli.create_options(args)  # sampled and ladder: their options, checked
@@ -315,9 +330,6 @@ def cmd_create(args: argparse.Namespace, store: _Store) -> int:
     )
     engine = store.writer()
     created = leagues.store(engine, planned)
-    from workers.store import repo
-    from workers.store.engine import describe
-
     blocks = repo.blocks_of(engine, created.id)
     info = {
         "league": created.name,
@@ -358,6 +370,8 @@ def cmd_create(args: argparse.Namespace, store: _Store) -> int:
 
 def _deals_shown(engine: Any, league: Any) -> dict[str, Any]:
     """The league's seed and deal key as every output shows them: a commitment until it is finished."""
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers.planning import deals
     from workers.store import repo
 
@@ -366,6 +380,8 @@ def _deals_shown(engine: Any, league: Any) -> dict[str, Any]:
 
 
 def cmd_verify_deals(args: argparse.Namespace, engine: Any) -> int:
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers import league as leagues
     from workers.planning import deals
     from workers.store import repo
@@ -415,6 +431,8 @@ def cmd_verify_deals(args: argparse.Namespace, engine: Any) -> int:
 
 def _adaptive_stopping(args: argparse.Namespace) -> dict[str, Any] | None:
     """The stopping rule of ``--until-confident``/``--max-deals``, checked; ``None`` for a fixed plan."""
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers.planning import PlanError, adaptive
 
     if args.until_confident is None and args.max_deals is None:
@@ -429,14 +447,16 @@ def _adaptive_stopping(args: argparse.Namespace) -> dict[str, Any] | None:
 
 
 def cmd_run(args: argparse.Namespace, engine: Any) -> int:
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers import league as leagues
-    from workers.queue import runner
+    from workers.cli import bottest
     from workers.store import repo
 
     settings = load_settings()
     league = repo.find_league(engine, args.name)
     todo = [b for b in repo.blocks_of(engine, league.id) if b.status != "done"]
-    celery = bool(settings.broker_url) and not args.local
+    celery = running.on_celery(settings, local=args.local)
     interrupted = False
     counts: dict[str, int] = {}
     with progress_bar(len(todo), "blocks", args.json) as bar:
@@ -448,14 +468,7 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
                     " (Ctrl-C stops following; the workers go on)",
                     file=sys.stderr,
                 )
-                counts = runner.run_celery(
-                    engine, league, progress=bar.update, planned=_grow(bar), notify=_notify(bar)
-                )
-            else:
-                processes = args.processes or settings.workers or os.cpu_count() or 1
-                counts = leagues.run_local(
-                    engine, league, processes=processes, progress=bar.update, planned=_grow(bar)
-                )
+            counts = running.play(engine, league, settings, bar, local=args.local, processes=args.processes)
         except KeyboardInterrupt:
             interrupted = True
     if interrupted:
@@ -474,8 +487,6 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
             return 130
     status = repo.league_counts(engine, league.id)
     league = repo.find_league(engine, league.name)  # a ladder takes entrants while it runs
-    from workers.cli import bottest
-
     if bottest.is_test(league):  # an SPRT test: its verdict, not a league table
         info = bottest.report(engine, league)
         if args.json:
@@ -499,16 +510,8 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
     return 130 if interrupted else 0
 
 
-def _notify(bar: Any) -> Any:
-    """Where following a league reports retries and missing workers: one line on stderr."""
-
-    def notify(message: str) -> None:
-        bar.write(f"sixnimmt: {message}", file=sys.stderr)
-
-    return notify
-
-
 def cmd_start(args: argparse.Namespace, engine: Any) -> int:
+    # Celery's broker client and the store (server extra): when the command runs, not at start-up.
     from kombu.exceptions import OperationalError as BrokerError
 
     from workers.queue import runner
@@ -545,6 +548,7 @@ def cmd_start(args: argparse.Namespace, engine: Any) -> int:
 
 
 def _safe_url(url: str) -> str:
+    # SQLAlchemy (server extra): when the command runs, not at start-up.
     from sqlalchemy.engine import make_url
 
     try:
@@ -553,37 +557,24 @@ def _safe_url(url: str) -> str:
         return url.split("@")[-1]
 
 
-def _grow(bar: Any) -> Any:
-    """A callback that adds a new round's blocks to a progress bar's total."""
-
-    def grow(blocks: int) -> None:
-        bar.total = (bar.total or 0) + blocks
-        bar.refresh()
-
-    return grow
-
-
 def cmd_status(args: argparse.Namespace, engine: Any) -> int:
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
+    from workers.bots.accounts import waiting_blocks
+    from workers.cli import bottest
     from workers.cli import formats as formats_cli
+    from workers.planning import deals
+    from workers.play import faults as fault_reasons
     from workers.store import repo
+    from workers.store.engine import describe
 
     league = repo.find_league(engine, args.name)
     status = repo.league_counts(engine, league.id)
     rounds = _rounds_status(engine, league)
-    from workers.cli import bottest
-
     test = bottest.report(engine, league) if bottest.is_test(league) else None
-    from workers.play import faults as fault_reasons
-
     reasons = fault_reasons.league_reasons(engine, league)
-    from workers.store.engine import describe
-
     where = describe(engine)
-    from workers.bots.accounts import waiting_blocks
-
     waiting = waiting_blocks(engine, league.id)
-    from workers.planning import deals
-
     dealt = _deals_shown(engine, league)
     if args.json:
         extra = {"adaptive": rounds} if rounds else {"sprt": test} if test else {}
@@ -621,6 +612,8 @@ def _rounds_status(engine: Any, league: Any) -> dict[str, Any] | None:
     """An adaptive league's uncertain pairs and deal budget (``None`` for other leagues)."""
     if not league.stopping or league.stopping.get("kind") != "adaptive":
         return None
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers.planning import adaptive
     from workers.store import repo
 
@@ -629,6 +622,8 @@ def _rounds_status(engine: Any, league: Any) -> dict[str, Any] | None:
 
 
 def _print_rounds(league: Any, rounds: dict[str, Any]) -> None:
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers.bots import entrants
 
     names = entrants.labels(league.entrants)
@@ -659,6 +654,8 @@ def _print_rounds(league: Any, rounds: dict[str, Any]) -> None:
 
 def _public(rows: list[dict[str, Any]], fitted: Any) -> dict[str, Any]:
     """The table as JSON: the fit's rows and pairs, and the online rating alongside."""
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers.stats import ranking
 
     names = {r["position"]: r["bot"] for r in rows}
@@ -680,8 +677,6 @@ def _num(x: float | None, digits: int = 2) -> str:
 
 
 def _print_standings(league: Any, rows: list[dict[str, Any]], fitted: Any) -> None:
-    from referee.rules.registry import make_variant
-
     better = "higher" if make_variant(league.variant, league.config).higher_is_better else "lower"
     names = {r["position"]: r["bot"] for r in rows}
     gaps = {pair.upper: pair for pair in fitted.pairs}
@@ -730,6 +725,8 @@ def _print_standings(league: Any, rows: list[dict[str, Any]], fitted: Any) -> No
 
 
 def cmd_standings(args: argparse.Namespace, engine: Any) -> int:
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers import league as leagues
     from workers.store import repo
 
@@ -767,6 +764,8 @@ def cmd_standings(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_list(args: argparse.Namespace, engine: Any) -> int:
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers.store import repo
     from workers.store.engine import describe
 
@@ -783,6 +782,8 @@ def cmd_list(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace, engine: Any) -> int:
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers.store.engine import describe
 
     print(f"store {describe(engine)} is at the newest schema")
@@ -790,6 +791,8 @@ def cmd_migrate(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_submit(args: argparse.Namespace, store: _Store) -> int:
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers.bots.submit import checked
     from workers.store import repo
 
@@ -814,6 +817,8 @@ def cmd_submit(args: argparse.Namespace, store: _Store) -> int:
 
 
 def cmd_bot_list(args: argparse.Namespace, engine: Any) -> int:
+    # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
+    # not at start-up, and this module imports without them (register's stand-ins).
     from workers.bots.artifacts import contents
     from workers.store import repo
 
@@ -869,6 +874,7 @@ def _bytes(size: int | None) -> str:
 def cmd_worker(args: argparse.Namespace) -> int:
     settings = load_settings()
     if not settings.broker_url:
+        # Celery: only for the worker command, not at start-up.
         from workers.queue.app import NO_BROKER
 
         print(f"sixnimmt: error: {NO_BROKER}", file=sys.stderr)
@@ -876,9 +882,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
     port = settings.worker_metrics_port if args.metrics_port is None else args.metrics_port
     if port:
         _multiprocess_metrics()  # before the app's import brings in prometheus_client
+    # Celery: after _multiprocess_metrics, which must run before prometheus_client is imported.
     from workers.queue.app import app
 
     if port:
+        # prometheus_client and the broker's client: only with a metrics port.
         from workers import metrics
 
         metrics.start_exporter(port, app.conf.broker_url, [app.conf.task_default_queue])
@@ -893,10 +901,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 def _multiprocess_metrics() -> None:
     """Give every process of this worker an empty ``PROMETHEUS_MULTIPROC_DIR`` (see workers.metrics)."""
-    import atexit
-    import shutil
-    import tempfile
-
     directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if directory:
         Path(directory).mkdir(parents=True, exist_ok=True)

@@ -44,6 +44,7 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
 
 
 def cmd_account_create(args: argparse.Namespace, engine: Any) -> int:
+    # The bots' accounts load SQLAlchemy (and gRPC): when a command runs, not at start-up.
     from workers.bots import accounts
 
     info = accounts.create_account(engine, args.name)
@@ -58,6 +59,7 @@ def cmd_account_create(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_account_list(args: argparse.Namespace, engine: Any) -> int:
+    # The bots' accounts load SQLAlchemy (and gRPC): when a command runs, not at start-up.
     from workers.bots import accounts
 
     rows = accounts.list_accounts(engine)
@@ -75,6 +77,7 @@ def cmd_account_list(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_key_create(args: argparse.Namespace, engine: Any) -> int:
+    # The bots' accounts load SQLAlchemy (and gRPC): when a command runs, not at start-up.
     from workers.bots import accounts
     from workers.bots import connected as remote
 
@@ -96,6 +99,7 @@ def cmd_key_create(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_key_revoke(args: argparse.Namespace, engine: Any) -> int:
+    # The bots' accounts load SQLAlchemy (and gRPC): when a command runs, not at start-up.
     from workers.bots import accounts
     from workers.bots import connected as remote
 
@@ -115,6 +119,7 @@ def _say_pushed(pushed: str | None) -> None:
 
 
 def cmd_key_list(args: argparse.Namespace, engine: Any) -> int:
+    # The bots' accounts load SQLAlchemy (and gRPC): when a command runs, not at start-up.
     from workers.bots import accounts
 
     keys = accounts.list_keys(engine, args.account)

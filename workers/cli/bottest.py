@@ -10,27 +10,31 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine
-
+from bot_sdk.bots import REFERENCE_BOTS
+from bot_sdk.cli import parse_options
+from bot_sdk.progress import progress_bar
 from referee.rules.registry import find_variant, make_variant
 from referee.rules.spec import game_of
+from referee.settings import load as load_settings
+from workers.cli import running
 from workers.planning import sprt
 from workers.planning.deals import draw as draw_seed
-from workers.store import repo
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from workers.store import repo
 
 
 def default_field(variant: str) -> str:
     """The field when ``--against`` is not given: the game's ``default_field`` (classic's
     ``random,heuristic,mc``), or else the variant's reference bots."""
-    from bot_sdk.bots import REFERENCE_BOTS
-
     canonical = find_variant(variant).name
     game = game_of(canonical)
     if game is not None and game.default_field:
@@ -69,8 +73,10 @@ def create(
     Entrants are NEW (position 0), OLD (1), then the field, resolved like league entrants. Without a
     ``seed``, the seed and a deal key are drawn (:func:`workers.planning.deals.draw`): the deals are secret.
     """
+    # The league, the bots and the store load SQLAlchemy: not when the command line registers ``bot test``.
     from workers import league as leagues
     from workers.bots import entrants
+    from workers.store import repo
 
     settings = sprt.Settings(margin=margin, alpha=alpha, beta=beta, max_deals=max_deals, new=0, base=1)
     if not field:
@@ -119,6 +125,9 @@ def _label(ref: str) -> str:
 
 
 def _free_name(engine: Engine, stem: str) -> str:
+    # The store loads SQLAlchemy: not when the root command line registers ``bot test``.
+    from workers.store import repo
+
     taken = {row["name"] for row in repo.list_leagues(engine)}
     if stem not in taken:
         return stem
@@ -130,6 +139,10 @@ def _free_name(engine: Engine, stem: str) -> str:
 
 def report(engine: Engine, league: repo.League) -> dict[str, Any]:
     """A test's settings, state and verdict as JSON (the command line and the dashboard)."""
+    # The bots and the store load SQLAlchemy: not when the root command line registers ``bot test``.
+    from workers.bots import entrants
+    from workers.store import repo
+
     settings = sprt.Settings.from_json(league.stopping or {})
     blocks = repo.blocks_of(engine, league.id)
     game = make_variant(league.variant, league.config)
@@ -137,8 +150,6 @@ def report(engine: Engine, league: repo.League) -> dict[str, Any]:
         repo.league_results(engine, league.id), blocks, settings, higher_is_better=game.higher_is_better
     )
     state = sprt.state(differences, settings)
-    from workers.bots import entrants
-
     names = entrants.labels(league.entrants)
     field = [names[p] for p in sprt.field_of(len(names), settings)]
     pending = sum(b.status != "done" for b in blocks)
@@ -227,8 +238,6 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
 
 def cmd_test(args: argparse.Namespace, engine: Engine) -> int:
     """Create the test, play it to a verdict, print the outcome."""
-    from bot_sdk.cli import parse_options
-
     against = default_field(args.variant) if args.against is None else args.against
     field = [r.strip() for r in against.split(",") if r.strip()]
     league = create(
@@ -260,23 +269,14 @@ def play(engine: Engine, league: repo.League, *, json_output: bool, local: bool,
     Returns ``False`` when interrupted (Ctrl-C): the local pool gives its blocks back, Celery's
     workers go on, and ``sixnimmt league run NAME`` resumes the test.
     """
-    from bot_sdk.progress import progress_bar
-    from referee.settings import load as load_settings
-    from workers import league as leagues
-    from workers.cli import _grow, _notify
-    from workers.queue import runner
+    # The store loads SQLAlchemy: not when the root command line registers ``bot test``.
+    from workers.store import repo
 
     settings = load_settings()
     todo = [b for b in repo.blocks_of(engine, league.id) if b.status != "done"]
     with progress_bar(len(todo), "blocks", json_output) as bar:
         try:
-            if settings.broker_url and not local:
-                runner.run_celery(
-                    engine, league, progress=bar.update, planned=_grow(bar), notify=_notify(bar)
-                )
-            else:
-                pool = processes or settings.workers or os.cpu_count() or 1
-                leagues.run_local(engine, league, processes=pool, progress=bar.update, planned=_grow(bar))
+            running.play(engine, league, settings, bar, local=local, processes=processes)
         except KeyboardInterrupt:
             print(
                 f"sixnimmt: stopped test {league.name} ('sixnimmt league run {league.name}' goes on);"

@@ -11,7 +11,9 @@ import argparse
 import json
 from typing import Any
 
-from workers.planning import PlanError
+from arena.tournament import Block
+from workers.planning import PlanError, ladder
+from workers.planning import formats as designs
 
 
 def add_create_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,8 +38,6 @@ def add_create_arguments(p: argparse.ArgumentParser) -> None:
 
 def create_options(args: argparse.Namespace) -> dict[str, Any]:
     """``league create``'s format options, checked: keyword arguments for :func:`workers.league.prepare`."""
-    from workers.planning import ladder
-
     sampled = args.tables_per_bot is not None or args.tables is not None
     laddered = args.placement is not None or args.round_deals is not None
     if sampled and args.format != "sampled":
@@ -73,8 +73,8 @@ def register(group: Any, guard: Any) -> None:
 
 
 def cmd_add(args: argparse.Namespace, engine: Any) -> int:
+    # The store and the bots load SQLAlchemy: when a command runs, not at start-up.
     from workers.bots import entrants
-    from workers.planning import ladder
     from workers.store import repo
 
     league = repo.find_league(engine, args.name)
@@ -113,7 +113,7 @@ def cmd_add(args: argparse.Namespace, engine: Any) -> int:
 
 
 def cmd_stop(args: argparse.Namespace, engine: Any) -> int:
-    from workers.planning import ladder
+    # The store loads SQLAlchemy: when a command runs, not at start-up.
     from workers.store import repo
 
     league = repo.find_league(engine, args.name)
@@ -135,19 +135,15 @@ def cmd_stop(args: argparse.Namespace, engine: Any) -> int:
 
 def format_status(engine: Any, league: Any) -> tuple[str, dict[str, Any]] | None:
     """``("design", …)`` for a sampled league, ``("ladder", …)`` for a ladder, else ``None``."""
+    # The store loads SQLAlchemy: when a command runs, not at start-up.
     from workers.store import repo
 
     if league.format == "sampled":
-        from workers.planning import formats
-
         blocks = repo.blocks_of(engine, league.id)
-        return "design", formats.status(
+        return "design", designs.status(
             len(league.entrants), league.table_size, league.deals, [b.entrants for b in blocks]
         )
     if league.format == "ladder":
-        from arena.tournament import Block
-        from workers.planning import ladder
-
         planned = [Block(b.number, b.entrants, b.seed) for b in repo.blocks_of(engine, league.id)]
         played = [r["position"] for r in repo.league_results(engine, league.id)]
         return "ladder", ladder.status(league, planned, played)
@@ -165,6 +161,7 @@ def print_format_status(league: Any, key: str, info: dict[str, Any]) -> None:
             + ("; balanced" if info["balanced"] else "")
         )
         return
+    # The bots load SQLAlchemy: not at start-up.
     from workers.bots import entrants
 
     names = entrants.labels(league.entrants)

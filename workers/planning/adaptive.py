@@ -32,6 +32,7 @@ import numpy as np
 
 from arena.tournament import Block
 from bot_sdk.stats import derive_seed
+from referee.rules.registry import make_variant
 from workers.planning.errors import PlanError
 from workers.stats import ranking
 
@@ -374,8 +375,6 @@ def _results(results: ranking.Results | Iterable[Mapping[str, Any]]) -> ranking.
 
 def _fit(league: Any, data: ranking.Results, rule_: AdaptiveRule) -> tuple[ranking.Standings, float | None]:
     """The league's standings at the rule's confidence, and the game's noise around them."""
-    from referee.rules.registry import make_variant
-
     standings = ranking.compute(
         data,
         len(league.entrants),

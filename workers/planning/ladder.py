@@ -33,6 +33,7 @@ from typing import Any
 
 from arena.tournament import Block
 from bot_sdk.stats import derive_seed
+from workers.planning import formats
 from workers.planning.errors import PlanError
 
 KIND = "ladder"
@@ -113,8 +114,6 @@ block_seed = _seed
 
 def first_round(entrants: int, table_size: int, seed: int, rule_: LadderRule) -> list[Block]:
     """The starting entrants' placement: a sampled design, each at ``placement`` tables or a few more."""
-    from workers.planning import formats
-
     if not 2 <= table_size <= entrants:
         raise PlanError(
             f"a table of {table_size} needs at least {table_size} entrants, the ladder starts with {entrants}"
@@ -204,6 +203,7 @@ def _uncertain(
     league: Any, results: Any, blocks: Sequence[Block], rule_: LadderRule, room: int
 ) -> list[Block]:
     """Up to ``room`` tables for the pairs whose order is in doubt (:mod:`workers.planning.adaptive`)"""
+    # adaptive brings the ranking (15 ms): not when the command line's root loads ladder at start-up.
     from workers.planning import adaptive
 
     asked = dataclasses.replace(

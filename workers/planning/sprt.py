@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from arena.tournament import Block
 from bot_sdk.stats import derive_seed
+from referee.rules.registry import make_variant
 from workers.planning import PlanError
 
 KIND = "sprt"
@@ -339,6 +340,4 @@ def next_blocks(
 
 
 def _higher_is_better(league: Any) -> bool:
-    from referee.rules.registry import make_variant
-
     return bool(make_variant(league.variant, league.config).higher_is_better)
