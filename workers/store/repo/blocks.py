@@ -1,0 +1,227 @@
+"""Blocks: reads, claims and their leases (fenced by the attempt), failures, queue marks."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy import Engine, select, update
+
+from workers.store.repo.common import LeaseHeldError, NotFoundError, _aware, _now
+from workers.store.schema import blocks
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRow:
+    """A block as stored."""
+
+    id: int
+    league_id: int
+    number: int
+    seed: int
+    entrants: tuple[int, ...]
+    status: str
+    attempts: int
+    """How many times the block was claimed; the current claim's fencing number."""
+    claimed_by: str | None = None
+    lease_until: dt.datetime | None = None
+
+    @property
+    def claim(self) -> tuple[str, int]:
+        """The claim this row shows: (worker, attempt)."""
+        return (self.claimed_by or "", self.attempts)
+
+
+def blocks_of(engine: Engine, league_id: int, status: Sequence[str] | None = None) -> list[BlockRow]:
+    """The league's blocks in number order, optionally only those with a given status."""
+    query = select(blocks).where(blocks.c.league_id == league_id).order_by(blocks.c.number)
+    if status:
+        query = query.where(blocks.c.status.in_(status))
+    with engine.connect() as conn:
+        return [_block(r) for r in conn.execute(query)]
+
+
+def _block(row: Any) -> BlockRow:
+    return BlockRow(
+        row.id,
+        row.league_id,
+        row.number,
+        int(row.seed),
+        tuple(row.entrants),
+        row.status,
+        row.attempts,
+        row.claimed_by,
+        _aware(row.lease_until),
+    )
+
+
+def get_block(engine: Engine, block_id: int) -> BlockRow:
+    """A block by id."""
+    with engine.connect() as conn:
+        row = conn.execute(select(blocks).where(blocks.c.id == block_id)).first()
+    if row is None:
+        raise NotFoundError(f"no block {block_id}")
+    return _block(row)
+
+
+def claim_block(engine: Engine, block_id: int, worker: str, *, lease_s: float = 60.0) -> BlockRow | None:
+    """Mark a block running for ``worker`` under a lease of ``lease_s``; ``None`` if it is done already.
+
+    Raises :class:`LeaseHeldError` while another claim's lease is live: a block is never played
+    by two live workers at once. A block whose lease expired (its worker died, or lost the store)
+    is claimed again; the returned row's ``attempts`` is this claim's fencing number, which
+    :func:`renew_lease`, :func:`record_block` and :func:`fail_block` check.
+    """
+    now = _now()
+    with engine.begin() as conn:
+        row = conn.execute(select(blocks).where(blocks.c.id == block_id).with_for_update()).first()
+        if row is None:
+            raise NotFoundError(f"no block {block_id}")
+        if row.status == "done":
+            return None
+        lease = _aware(row.lease_until)
+        if row.status == "running" and lease is not None and lease > now:
+            raise LeaseHeldError(
+                f"block {block_id} is being played by {row.claimed_by} (lease until {lease:%H:%M:%S})"
+            )
+        claimed = replace(
+            _block(row),
+            status="running",
+            attempts=row.attempts + 1,
+            claimed_by=worker,
+            lease_until=now + dt.timedelta(seconds=lease_s),
+        )
+        conn.execute(
+            update(blocks)
+            .where(blocks.c.id == block_id)
+            .values(
+                status=claimed.status,
+                claimed_by=claimed.claimed_by,
+                claimed_at=now,
+                lease_until=claimed.lease_until,
+                attempts=claimed.attempts,
+            )
+        )
+    # The row as this transaction left it (it held the row's lock: nobody else wrote it between).
+    return claimed
+
+
+def _is_claim(claim: tuple[str, int]) -> Any:
+    worker, attempt = claim
+    return (blocks.c.claimed_by == worker) & (blocks.c.attempts == attempt)
+
+
+def renew_lease(engine: Engine, block_id: int, claim: tuple[str, int], *, lease_s: float) -> bool:
+    """Extend the lease of ``claim`` (worker, attempt) by ``lease_s`` from now; ``False``: it is lost."""
+    with engine.begin() as conn:
+        done = conn.execute(
+            update(blocks)
+            .where(blocks.c.id == block_id, blocks.c.status == "running", _is_claim(claim))
+            .values(lease_until=_now() + dt.timedelta(seconds=lease_s))
+        )
+    return done.rowcount == 1
+
+
+def release_claims(
+    engine: Engine, worker: str, *, league_id: int | None = None, block_ids: Sequence[int] | None = None
+) -> list[int]:
+    """Give back the running blocks ``worker`` claimed (pending, no lease); returns their ids.
+
+    For a worker that stops before its blocks are played: any worker may claim them at once.
+    """
+    query = select(blocks.c.id).where(blocks.c.status == "running", blocks.c.claimed_by == worker)
+    if league_id is not None:
+        query = query.where(blocks.c.league_id == league_id)
+    if block_ids is not None:
+        query = query.where(blocks.c.id.in_(list(block_ids)))
+    with engine.begin() as conn:
+        ids = [int(i) for i in conn.execute(query.with_for_update()).scalars()]
+        if ids:
+            conn.execute(
+                update(blocks)
+                .where(blocks.c.id.in_(ids))
+                .values(status="pending", claimed_by=None, lease_until=None, queued_at=None)
+            )
+    return ids
+
+
+def fail_block(engine: Engine, block_id: int, error: str, *, claim: tuple[str, int] | None = None) -> None:
+    """Record why a block could not be played (it stays claimable for a retry).
+
+    With ``claim``, only while that claim holds: a worker that lost its lease leaves alone the
+    block that another worker is playing now.
+    """
+    query = update(blocks).where(blocks.c.id == block_id, blocks.c.status != "done")
+    if claim is not None:
+        query = query.where(_is_claim(claim))
+    with engine.begin() as conn:
+        conn.execute(query.values(status="failed", error=error[:4000], lease_until=None))
+
+
+def expire_leases(engine: Engine, league_id: int) -> list[BlockRow]:
+    """Give back the league's running blocks whose lease is over (pending again); returns them as
+    they were (with the dead claim)."""
+    now = _now()
+    with engine.begin() as conn:
+        rows = [
+            _block(r)
+            for r in conn.execute(
+                select(blocks)
+                .where(
+                    blocks.c.league_id == league_id,
+                    blocks.c.status == "running",
+                    (blocks.c.lease_until < now) | blocks.c.lease_until.is_(None),
+                )
+                .with_for_update()
+            )
+        ]
+        if rows:
+            conn.execute(
+                update(blocks)
+                .where(blocks.c.id.in_([r.id for r in rows]))
+                .values(status="pending", claimed_by=None, lease_until=None)
+            )
+    return rows
+
+
+def pending_blocks_beside(engine: Engine, block_id: int, limit: int) -> list[BlockRow]:
+    """Up to ``limit`` pending blocks of ``block_id``'s league other than it, the last first (what a
+    worker may play in one set with it: ``workers.play.execute.play_with_pending``). Blocks are sent in
+    number order, so the last ones' messages come last: taken from the end, a block played beside
+    another is seldom one whose message a worker is about to take."""
+    with engine.connect() as conn:
+        league_id = conn.execute(select(blocks.c.league_id).where(blocks.c.id == block_id)).scalar()
+        if league_id is None:
+            return []
+        rows = conn.execute(
+            select(blocks)
+            .where(blocks.c.league_id == league_id, blocks.c.status == "pending", blocks.c.id != block_id)
+            .order_by(blocks.c.number.desc())
+            .limit(limit)
+        )
+        return [_block(r) for r in rows]
+
+
+def claimable_blocks(engine: Engine, league_id: int) -> list[BlockRow]:
+    """The league's blocks that wait for a worker: pending or failed."""
+    return blocks_of(engine, league_id, ["pending", "failed"])
+
+
+def mark_queued(engine: Engine, block_id: int, *, not_since: dt.datetime) -> bool:
+    """Note that a message for the block is being sent, unless one was sent at ``not_since`` or later.
+
+    A compare-and-set: of several reconcilers looking at the same block, one wins and sends.
+    """
+    with engine.begin() as conn:
+        done = conn.execute(
+            update(blocks)
+            .where(
+                blocks.c.id == block_id,
+                blocks.c.status != "done",
+                blocks.c.queued_at.is_(None) | (blocks.c.queued_at < not_since),
+            )
+            .values(queued_at=_now())
+        )
+    return done.rowcount == 1

@@ -1,0 +1,253 @@
+"""Results: a block's matches, seat results and transcripts (stored whole), what a league's results
+add up to, and its ratings."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from workers.store.repo.blocks import get_block
+from workers.store.repo.common import NotFoundError, _now
+from workers.store.schema import FAULT_COLUMNS, blocks, matches, ratings, seat_results, transcripts
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """One seat of a played match, ready to store."""
+
+    seat: int
+    position: int
+    bot_version_id: int
+    score: int
+    rank: int
+    faults: Mapping[str, int]
+    defaulted: int
+    forfeited: bool
+    think_ms: int
+    fault_detail: str | None = None
+    """JSON: the faults' reasons and the process's exit (see :mod:`workers.play.faults`); None: no faults."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecordRow:
+    """One played match of a block, ready to store."""
+
+    rotation: int
+    seed: int
+    digest: str
+    termination: str
+    seats: Sequence[SeatRecord]
+    transcript: Mapping[str, Any]
+
+
+def record_block(
+    engine: Engine,
+    block_id: int,
+    played: Sequence[MatchRecordRow],
+    *,
+    claim: tuple[str, int] | None = None,
+) -> bool:
+    """Store a block's results in one transaction; ``False`` (nothing written) if already stored.
+
+    With ``claim`` (worker, attempt), also ``False`` when another claim took the block over after
+    this one's lease expired: that worker plays it and stores it.
+    """
+    try:
+        with engine.begin() as conn:
+            row = conn.execute(
+                select(blocks.c.status, blocks.c.claimed_by, blocks.c.attempts)
+                .where(blocks.c.id == block_id)
+                .with_for_update()
+            ).first()
+            if row is None:
+                raise NotFoundError(f"no block {block_id}")
+            if row.status == "done":
+                return False
+            if claim is not None and row.status == "running" and (row.claimed_by, row.attempts) != claim:
+                return False
+            if played:
+                # Three statements for the whole block, not three a match: each match's id comes
+                # back in the order of its row (insertmanyvalues, on SQLite and PostgreSQL alike).
+                match_ids = (
+                    conn.execute(
+                        insert(matches).returning(matches.c.id, sort_by_parameter_order=True),
+                        [
+                            {
+                                "block_id": block_id,
+                                "rotation": match.rotation,
+                                "seed": match.seed,
+                                "digest": match.digest,
+                                "termination": match.termination,
+                            }
+                            for match in played
+                        ],
+                    )
+                    .scalars()
+                    .all()
+                )
+                stored = list(zip(match_ids, played, strict=True))
+                conn.execute(
+                    insert(seat_results), [_seat_row(mid, s) for mid, match in stored for s in match.seats]
+                )
+                conn.execute(
+                    insert(transcripts),
+                    [
+                        {"match_id": mid, "body": json.dumps(match.transcript, sort_keys=True)}
+                        for mid, match in stored
+                    ],
+                )
+            conn.execute(
+                update(blocks)
+                .where(blocks.c.id == block_id)
+                .values(status="done", finished_at=_now(), error=None, lease_until=None)
+            )
+    except IntegrityError:
+        # Another delivery of the same block won the race: its results stand. Anything else
+        # (results that contradict themselves) is an error the caller must see.
+        if get_block(engine, block_id).status == "done":
+            return False
+        raise
+    return True
+
+
+def _seat_row(match_id: int, seat: SeatRecord) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "match_id": match_id,
+        "seat": seat.seat,
+        "position": seat.position,
+        "bot_version_id": seat.bot_version_id,
+        "score": seat.score,
+        "rank": seat.rank,
+        "defaulted": seat.defaulted,
+        "forfeited": seat.forfeited,
+        "think_ms": seat.think_ms,
+    }
+    for kind, column in FAULT_COLUMNS.items():
+        row[column] = int(seat.faults.get(kind, 0))
+    row["fault_detail"] = seat.fault_detail
+    return row
+
+
+def fault_details(engine: Engine, league_id: int) -> list[tuple[int, str]]:
+    """(bot version id, fault_detail JSON) of every seat of the league that has faults."""
+    query = (
+        select(seat_results.c.bot_version_id, seat_results.c.fault_detail)
+        .join(matches, matches.c.id == seat_results.c.match_id)
+        .join(blocks, blocks.c.id == matches.c.block_id)
+        .where(blocks.c.league_id == league_id, seat_results.c.fault_detail.is_not(None))
+        .order_by(seat_results.c.match_id, seat_results.c.seat)
+    )
+    with engine.connect() as conn:
+        return [(int(r.bot_version_id), str(r.fault_detail)) for r in conn.execute(query)]
+
+
+def league_results(engine: Engine, league_id: int) -> list[dict[str, Any]]:
+    """Every seat result of the league in match order (block number, rotation, seat)."""
+    faults = sum(seat_results.c[c] for c in FAULT_COLUMNS.values())
+    query = (
+        select(
+            blocks.c.number.label("block"),
+            matches.c.rotation,
+            matches.c.id.label("match_id"),
+            seat_results.c.seat,
+            seat_results.c.position,
+            seat_results.c.score,
+            seat_results.c.rank,
+            faults.label("faults"),
+        )
+        .join(matches, matches.c.block_id == blocks.c.id)
+        .join(seat_results, seat_results.c.match_id == matches.c.id)
+        .where(blocks.c.league_id == league_id)
+        .order_by(blocks.c.number, matches.c.rotation, seat_results.c.seat)
+    )
+    with engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(query)]
+
+
+def block_counts(engine: Engine, league_id: int) -> dict[str, int]:
+    """The league's blocks by status."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(blocks.c.status, func.count())
+            .where(blocks.c.league_id == league_id)
+            .group_by(blocks.c.status)
+        ).all()
+    return {status: int(count) for status, count in rows}
+
+
+def league_counts(engine: Engine, league_id: int) -> dict[str, Any]:
+    """Blocks by status, matches stored, and faults by kind."""
+    by_status = block_counts(engine, league_id)
+    with engine.connect() as conn:
+        played = conn.execute(
+            select(func.count(matches.c.id))
+            .join(blocks, blocks.c.id == matches.c.block_id)
+            .where(blocks.c.league_id == league_id)
+        ).scalar()
+        fault_row = conn.execute(
+            select(*[func.coalesce(func.sum(seat_results.c[c]), 0) for c in FAULT_COLUMNS.values()])
+            .join(matches, matches.c.id == seat_results.c.match_id)
+            .join(blocks, blocks.c.id == matches.c.block_id)
+            .where(blocks.c.league_id == league_id)
+        ).one()
+        errors = conn.execute(
+            select(blocks.c.number, blocks.c.error)
+            .where(blocks.c.league_id == league_id, blocks.c.status == "failed")
+            .order_by(blocks.c.number)
+        ).all()
+    return {
+        "blocks": by_status,
+        "matches": int(played or 0),
+        "faults": {kind: int(v) for kind, v in zip(FAULT_COLUMNS, fault_row, strict=True)},
+        "errors": [{"block": n, "error": e} for n, e in errors],
+    }
+
+
+def store_ratings(engine: Engine, league_id: int, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Replace the league's ratings (one transaction)."""
+    with engine.begin() as conn:
+        conn.execute(ratings.delete().where(ratings.c.league_id == league_id))
+        if rows:
+            conn.execute(insert(ratings), [{"league_id": league_id, **row} for row in rows])
+
+
+def load_ratings(engine: Engine, league_id: int) -> list[dict[str, Any]]:
+    """The league's stored ratings by position."""
+    with engine.connect() as conn:
+        return [
+            dict(r._mapping)
+            for r in conn.execute(
+                select(ratings).where(ratings.c.league_id == league_id).order_by(ratings.c.position)
+            )
+        ]
+
+
+def transcript(engine: Engine, match_id: int) -> dict[str, Any]:
+    """A stored match transcript."""
+    with engine.connect() as conn:
+        body = conn.execute(select(transcripts.c.body).where(transcripts.c.match_id == match_id)).scalar()
+    if body is None:
+        raise NotFoundError(f"no transcript for match {match_id}")
+    return dict(json.loads(body))
+
+
+def played_seeds(engine: Engine, league_id: int) -> list[tuple[int, int, list[int]]]:
+    """Each block of a league as ``(number, its deal seed, the seeds its stored matches played)``."""
+    query = (
+        select(blocks.c.number, blocks.c.seed, matches.c.seed.label("played"))
+        .outerjoin(matches, matches.c.block_id == blocks.c.id)
+        .where(blocks.c.league_id == league_id)
+        .order_by(blocks.c.number)
+    )
+    rows: dict[int, tuple[int, list[int]]] = {}
+    with engine.connect() as conn:
+        for row in conn.execute(query):
+            _, played = rows.setdefault(int(row.number), (int(row.seed), []))
+            if row.played is not None:
+                played.append(int(row.played))
+    return [(number, seed, played) for number, (seed, played) in rows.items()]
