@@ -55,6 +55,9 @@ SETTINGS = {
     "SIXNIMMT_RECONCILE_S": "2",
     # Redis' redelivery of a dead worker's message never helps here: leases and reconciliation do.
     "SIXNIMMT_VISIBILITY_TIMEOUT_S": "3600",
+    # Sets of four blocks, not the default 16: with 16, one worker claims a whole league of these
+    # at once, and the link cut and the rolling restart leave no block for the other host to take.
+    "SIXNIMMT_BLOCKS_AT_ONCE": "4",
 }
 BOUND_S = {"kill9": 20.0, "broker_restart": 45.0, "db_stop": 45.0, "link_cut": 60.0, "rolling": 30.0}
 """How soon each fault must heal: a lease, a reconciliation pass, reconnecting, and slack."""
