@@ -104,6 +104,7 @@ $(NODE_BOT)/dist/bot.js: $(NODE_BOT)/package.json $(NODE_BOT)/package-lock.json 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict referee/rules games envs
+	$(BIN)/mypy --strict workers/play workers/planning workers/league.py
 	$(BIN)/lint-imports
 
 ## One JSON object per line: {"name", "value", "unit"}.

@@ -15,11 +15,11 @@
     * ``league.block_dispatch_ms``: from ``play_block.apply_async`` in the caller to the block's
       claim in the store (``blocks.claimed_at``) by an idle Celery worker: the broker round
       trip, the worker taking the task, and the claim (median over blocks sent one at a time);
-    * ``league.block_claim_store_ms``: the rest of ``workers.play.execute.play_block`` that is not
+    * ``league.block_claim_store_ms``: the rest of ``workers.play.execute.claim_and_play`` that is not
       play, on PostgreSQL: the claim transaction, reading the league, fetching and unpacking the
       four bots' artifacts into a fresh temporary directory (and removing it afterwards), and the
       one transaction that stores the block's four matches (seat results and transcripts).
-      Measured as the wall time of ``play_block`` minus the time spent inside its referee
+      Measured as the wall time of ``claim_and_play`` minus the time spent inside its referee
       context (starting the referee, the sandboxed bots, the games and stopping them); median
       over blocks.
 
@@ -37,7 +37,7 @@
     run side by side, so one worker keeps more than one core busy).
 ``league.warm.block_overhead_ms``
     A block on a worker process's warm bots, excluding play: the wall time of
-    ``workers.play.execute.play_block`` with a warmed-up ``workers.play.warm.WarmPool`` (on SQLite, in
+    ``workers.play.execute.claim_and_play`` with a warmed-up ``workers.play.warm.WarmPool`` (on SQLite, in
     this process) minus the time from its ``CreateMatches`` to its last result. What is left is
     claiming the block, reading the league, taking the warm bots, creating the matches and
     storing the results (median over blocks; goal <= 20).
@@ -342,7 +342,7 @@ def dispatch_ms(engine: Any, blocks: int) -> float:
 
 
 def claim_store_ms(engine: Any, blocks: int) -> float:
-    """Median of ``play_block`` wall time minus the time inside its referee context, in process."""
+    """Median of ``claim_and_play`` wall time minus the time inside its referee context, in process."""
     from workers.play import execute
     from workers.store import repo
 
@@ -364,7 +364,7 @@ def claim_store_ms(engine: Any, blocks: int) -> float:
     try:
         for block in repo.blocks_of(engine, league.id):
             start = time.perf_counter()
-            outcome = execute.play_block(engine, block.id)
+            outcome = execute.claim_and_play(engine, block.id)
             total = time.perf_counter() - start
             assert outcome.status == "stored", outcome
             overheads.append((total - inside[-1]) * 1000)
@@ -374,9 +374,9 @@ def claim_store_ms(engine: Any, blocks: int) -> float:
 
 
 def warm_overhead_ms(blocks: int) -> float:
-    """Median of ``play_block`` on warm bots minus the time from CreateMatches to the last result."""
+    """Median of ``claim_and_play`` on warm bots minus the time from CreateMatches to the last result."""
     from arena.matches import RefereeClient
-    from workers.play.execute import play_block
+    from workers.play.execute import claim_and_play
     from workers.play.warm import WarmPool
     from workers.store import repo
     from workers.store.engine import make_engine
@@ -402,13 +402,13 @@ def warm_overhead_ms(blocks: int) -> float:
             upgrade(engine)
             league = _league(engine, "warm", blocks + 1)
             todo = repo.blocks_of(engine, league.id)
-            assert play_block(engine, todo[0].id, warm=pool).status == "stored"  # the bots start here
+            assert claim_and_play(engine, todo[0].id, warm=pool).status == "stored"  # the bots start here
             RefereeClient.create_matches = timed_create  # type: ignore[method-assign]
             RefereeClient.results = timed_results  # type: ignore[method-assign]
             overheads = []
             for block in todo[1:]:
                 start = time.perf_counter()
-                assert play_block(engine, block.id, warm=pool).status == "stored"
+                assert claim_and_play(engine, block.id, warm=pool).status == "stored"
                 total = time.perf_counter() - start
                 # CreateMatches' own round trip is overhead too: its reply time is inside "start".
                 inside.append(marks["end"] - marks["start"])

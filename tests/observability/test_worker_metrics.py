@@ -1,7 +1,7 @@
 """The workers' metrics: blocks played in this process, task runs and retries, the queue depth read
 from Redis, and a real ``sixnimmt worker`` (prefork pool, multiprocess mode) scraped over HTTP.
 
-Nothing is mocked: blocks are played by ``workers.play.execute.play_block`` with sandboxed bot processes
+Nothing is mocked: blocks are played by ``workers.play.execute.claim_and_play`` with sandboxed bot processes
 and a referee in a thread, on a SQLite store; the queue is a real Redis database.
 """
 
@@ -24,7 +24,7 @@ from obskit import assert_bounded, assert_histogram_consistent, free_port, local
 
 from workers import league as leagues
 from workers import metrics
-from workers.play.execute import play_block
+from workers.play.execute import claim_and_play
 from workers.queue import runner
 from workers.queue.messages import BlockMessage
 from workers.store import repo
@@ -79,8 +79,8 @@ def test_blocks_bot_processes_and_store_writes_are_counted(engine: Any) -> None:
 
     with GaugeWatch("sixnimmt_worker_bot_processes") as bots:
         for block in blocks:
-            assert play_block(engine, block.id).status == "stored"  # sandboxed bots, as in production
-    assert play_block(engine, blocks[0].id).status == "done already"
+            assert claim_and_play(engine, block.id).status == "stored"  # sandboxed bots, as in production
+    assert claim_and_play(engine, blocks[0].id).status == "done already"
 
     assert len(blocks) == 2
     assert moved("sixnimmt_worker_blocks_total", variant="classic", outcome="stored") == 2

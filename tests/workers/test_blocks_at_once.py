@@ -19,7 +19,7 @@ from arena.matches import RefereeClient
 from arena.tournament import Block
 from workers import league as leagues
 from workers.play import execute
-from workers.play.execute import play_block, play_blocks
+from workers.play.execute import claim_and_play, play_blocks
 from workers.play.warm import WarmPool
 from workers.store import repo, schema
 
@@ -74,7 +74,7 @@ def test_blocks_played_as_one_set_store_what_one_at_a_time_stores(engine: Engine
     pool = WarmPool()
     try:
         for block in repo.blocks_of(engine, alone.id):
-            assert play_block(engine, block.id, warm=pool).status == "stored"
+            assert claim_and_play(engine, block.id, warm=pool).status == "stored"
         assert calls == [4] * 10
         calls.clear()
         pool.decision_ms.clear()  # as a new pool process: nothing measured yet

@@ -36,7 +36,7 @@ from referee.rules.registry import make_variant
 from workers import league as leagues
 from workers.bots.artifacts import pack
 from workers.cli import bottest
-from workers.play.execute import play_block, play_blocks
+from workers.play.execute import claim_and_play, play_blocks
 from workers.play.faults import parse_detail
 from workers.play.warm import WarmPool
 from workers.store import repo, schema
@@ -216,7 +216,7 @@ def test_fresh_sandboxed_lanes_never_hold_two_hands_of_a_deal(engine: Engine, tm
     bot = stored(engine, "every", tmp_path)
     league = leagues.create(engine, "fresh", [bot, "random", "lowest", "highest"], config=ONE_HAND, deals=2)
     for block in repo.blocks_of(engine, league.id):
-        assert play_block(engine, block.id).status == "stored"  # sandboxed, a process per lane
+        assert claim_and_play(engine, block.id).status == "stored"  # sandboxed, a process per lane
     found = stored_reports(engine, league.id, league.entrants[0].id)
     assert len(found) == hostile_seats(engine, league.id, 0) == 8, found  # every seat reported
     assert {(outcome, deals) for outcome, deals, _ in found} == {("blocked", 1)}, found
@@ -255,7 +255,7 @@ def test_no_warm_process_of_the_field_gets_the_twin_deal_of_an_sprt_test(
     pool = WarmPool()
     try:
         for block in blocks:  # one at a time: NEW's table, then OLD's on the same deal
-            assert play_block(engine, block.id, warm=pool).status == "stored"
+            assert claim_and_play(engine, block.id, warm=pool).status == "stored"
         sha = test.entrants[hostile].sha256
         mine = [bot for bot in pool.bots if bot.version.sha256 == sha]
         # Four lanes a table; the twin table needed four processes that had not seen its deal.
@@ -292,7 +292,7 @@ def test_lanes_store_the_games_one_process_per_entrant_plays(engine: Engine) -> 
     bots = ["random", "heuristic", "lowest", "highest"]
     league = leagues.create(engine, "same", bots, config=ONE_HAND, deals=2, seed=11)
     for block in repo.blocks_of(engine, league.id):
-        assert play_block(engine, block.id, sandbox=False).status == "stored"
+        assert claim_and_play(engine, block.id, sandbox=False).status == "stored"
     query = (
         select(schema.blocks.c.number, schema.matches.c.rotation, schema.matches.c.digest)
         .join(schema.matches, schema.matches.c.block_id == schema.blocks.c.id)

@@ -28,7 +28,7 @@ from bot_sdk.tables import printable, printable_json
 from workers import league
 from workers.bots import accounts, artifacts
 from workers.bots.artifacts import SubmissionError, pack
-from workers.play.execute import play_block
+from workers.play.execute import claim_and_play
 from workers.play.warm import WarmPool
 from workers.store import repo
 from workers.store.engine import make_engine
@@ -202,7 +202,7 @@ def test_a_swapped_archive_fails_its_block_and_never_runs(
     pool = WarmPool(max_bots=4, max_memory_mb=0, sandbox=False) if warm else None
     try:
         with pytest.raises(repo.StoredCodeError, match="stored code of honest@1 does not match its sha256"):
-            play_block(engine, block.id, sandbox=False, warm=pool)
+            claim_and_play(engine, block.id, sandbox=False, warm=pool)
     finally:
         if pool is not None:
             pool.close()

@@ -331,7 +331,7 @@ def numbers_in(value: Any) -> Iterator[int]:
 def test_a_bot_that_predicts_its_deal_from_everything_it_sees_gets_it_wrong(
     tmp_path: Path, engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from workers.play.execute import play_block
+    from workers.play.execute import claim_and_play
 
     monkeypatch.setenv("SIXNIMMT_DATABASE_URL", str(engine.url))
     # Control: a league whose deals follow from a seed the bot can guess (a given --seed 7, as
@@ -351,7 +351,7 @@ def test_a_bot_that_predicts_its_deal_from_everything_it_sees_gets_it_wrong(
         fmt="ladder", stopping=ladder.rule(placement=1, round_deals=1).to_json(),
     )  # fmt: skip
     for block in repo.blocks_of(engine, secret.id):
-        assert play_block(engine, block.id).status == "stored"
+        assert claim_and_play(engine, block.id).status == "stored"
     status = json.loads(cli(tmp_path, "league", "status", "secret", "--json").stdout)
     public: dict[str, Any] = {"commitment": status["deals"]["commitment"], "numbers": [], "match_seeds": []}
     seen: list[Any] = [status]

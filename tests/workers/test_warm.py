@@ -20,7 +20,7 @@ from sqlalchemy import Engine, select, update
 
 from arena.matches import MatchPlan
 from workers import league as leagues
-from workers.play.execute import play_block
+from workers.play.execute import claim_and_play
 from workers.play.warm import Version, WarmPool
 from workers.store import repo, schema
 from workers.store.engine import make_engine
@@ -142,12 +142,12 @@ def test_warm_blocks_store_what_fresh_processes_store(engine: Engine) -> None:
     warm_league = leagues.create(engine, "warm", bots, config=ONE_HAND, deals=1, seed=5)
     _same_seat_key(engine, fresh, warm_league)
     for block in repo.blocks_of(engine, fresh.id):
-        assert play_block(engine, block.id).status == "stored"
+        assert claim_and_play(engine, block.id).status == "stored"
     pool = WarmPool()
     try:
         started = time.monotonic()
         for block in repo.blocks_of(engine, warm_league.id):
-            assert play_block(engine, block.id, warm=pool).status == "stored"
+            assert claim_and_play(engine, block.id, warm=pool).status == "stored"
         warm_s = time.monotonic() - started
         assert pool.started == 5 * 4, "each entrant's lanes (one a rotation) started once, then kept warm"
         assert all(bot.process.poll() is None for bot in pool.bots)
@@ -175,7 +175,7 @@ def test_a_warm_bot_that_crashes_is_replaced_and_its_seats_carry_its_exit(engine
     pool = WarmPool()
     try:
         for block in repo.blocks_of(engine, league.id):
-            assert play_block(engine, block.id, warm=pool).status == "stored"
+            assert claim_and_play(engine, block.id, warm=pool).status == "stored"
         # Each of its four lanes (processes) plays one game a block: blocks 1-8 fine; block 9: each
         # dies (its ninth game); block 10: four new ones.
         assert pool.started == 4 * 4 + 4
@@ -203,10 +203,10 @@ def test_a_league_with_fresh_processes_never_plays_on_warm_bots(engine: Engine, 
     warm_league = leagues.create(engine, "warm", bots, config=ONE_HAND, deals=2)
     assert not warm_league.fresh_processes
     for block in repo.blocks_of(engine, fresh.id):
-        assert play_block(engine, block.id, warm=plain_pool).status == "stored"
+        assert claim_and_play(engine, block.id, warm=plain_pool).status == "stored"
     assert (plain_pool.started, plain_pool.bots) == (0, [])
     for block in repo.blocks_of(engine, warm_league.id):
-        assert play_block(engine, block.id, warm=plain_pool).status == "stored"
+        assert claim_and_play(engine, block.id, warm=plain_pool).status == "stored"
     assert plain_pool.started >= 4 * 4  # a process per lane: four entrants, four rotations
 
 

@@ -42,7 +42,7 @@ def plan_league(
         )
     if fmt == "ladder":
         raise PlanError("a ladder is planned round by round (workers.planning.ladder), not all at once")
-    blocks = []
+    blocks: list[Block] = []
     for table, field in enumerate(itertools.combinations(range(1, entrants), table_size - 1)):
         for deal in range(deals):
             blocks.append(Block(len(blocks), (0, *field), derive_seed(seed, "gauntlet", table, "deal", deal)))

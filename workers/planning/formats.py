@@ -213,8 +213,8 @@ def design(n: int, k: int, per_bot: int, seed: int) -> Design:
             label = rng.permutation(n)
             for table in base:
                 tables.append([int(label[x]) for x in table])
-        for table in tables:
-            _meet(met, table, 1)
+        for drawn in tables:
+            _meet(met, drawn, 1)
         rest = per_bot - copies * (len(base) * k // n)
     else:
         rest = per_bot
@@ -327,7 +327,7 @@ def _improve(
             since += 1
         if not pairs:
             pairs = sorted(bad)
-            rng.shuffle(pairs)  # type: ignore[arg-type]
+            rng.shuffle(pairs)
         a, b = pairs.pop()
         if (a, b) not in bad:
             continue

@@ -1,26 +1,35 @@
-"""Play one block: claim it, fetch the bots, run a referee and the bots, store the results.
+"""Play blocks: claim each, fetch the bots, run a referee and the bots, store the results.
 
-This is the body of the Celery task ``play_block`` and of the local pool alike. It is
+This is the body of the Celery task ``sixnimmt.play_block`` and of the local pool alike. It is
 idempotent: a block already stored is skipped, and storing is one transaction that writes
 nothing if another delivery got there first. Bot faults are results, never errors; only
 infrastructure failures (the store, the referee, the machine) raise, and those are retried.
+
+One path for every block (docs/architecture.md, "A block's path"): a claimed block becomes a
+:class:`ClaimedBlock` (its row, league, plan, settings and running lease keeper, built once); blocks
+are played as a *set* (a block on its own is a set of one) by one loop, :func:`_play_set`, on
+either of two kinds of :class:`Processes`: :class:`FreshProcesses` (a referee and a process per lane
+of the set's own, all stopped at its end) or :class:`WarmProcesses` (the warm pool's referee and
+live processes, taken and given back). Each block of the set is then stored on its own.
 """
 
 from __future__ import annotations
 
+import enum
 import os
 import socket
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol, cast
 
 from sqlalchemy import Engine
 
-from arena.matches import Lanes, MatchPlan, ProcessExit, RemoteMatch, RemoteRun, deal_lanes, play_lanes
+from arena.matches import MatchPlan, ProcessExit, RemoteMatch, RemoteRun, deal_lanes, play_lanes
 from arena.referee_thread import referee_in_thread
 from arena.tournament import Block
+from referee.settings import Settings
 from referee.settings import load as load_settings
 from workers import metrics
 from workers.bots import connected as remote_bots
@@ -32,17 +41,32 @@ from workers.sandbox import sandbox_for
 from workers.store import repo, standings
 
 
+class BlockStatus(enum.StrEnum):
+    """What happened to a block. A ``str``: logs, the Celery task's result and a league run's
+    counts show its value, and it equals that text."""
+
+    STORED = "stored"
+    """Played and stored by this worker."""
+    DONE_ALREADY = "done already"
+    """Stored before it was claimed: nothing to do."""
+    RACED = "raced"
+    """Played, but another copy stored it first: nothing stored."""
+    LEASED_ELSEWHERE = "leased elsewhere"
+    """Another worker holds a live lease on it (it is being played)."""
+    LEASE_LOST = "lease lost"
+    """Its lease was lost while it was played: stopped, nothing stored (its new player stores it)."""
+
+
 class BlockError(RuntimeError):
     """A block could not be played for a reason that is not a bot's fault (retried)."""
 
 
 @dataclass(frozen=True, slots=True)
 class BlockOutcome:
-    """What happened to a block: ``stored``, ``done already``, ``raced`` (another copy stored it),
-    ``leased elsewhere`` (another worker is playing it) or ``lease lost`` (stopped, not stored)."""
+    """What happened to a block (:class:`BlockStatus`), and how many matches were stored."""
 
     block_id: int
-    status: str
+    status: BlockStatus
     matches: int = 0
 
 
@@ -51,7 +75,7 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def play_block(
+def claim_and_play(
     engine: Engine,
     block_id: int,
     *,
@@ -59,20 +83,18 @@ def play_block(
     sandbox: bool = True,
     warm: WarmPool | None = None,
 ) -> BlockOutcome:
-    """Play and store one block (see the module docstring).
+    """Claim, play and store one block (see the module docstring): a set of one.
 
     Every bot runs in the sandbox (:mod:`workers.sandbox`); ``sandbox=False`` is for tests of
     the rest of the machinery only. With a ``warm`` pool (:mod:`workers.play.warm`) the block's bots
     are the pool's live processes and its referee is the pool's, unless the league asks for
-    fresh processes; without one, the block starts its own referee and bot processes.
+    fresh processes or the block has remote entrants; without one, the block starts its own
+    referee and bot processes.
     """
-    started = time.monotonic()
-    settings = load_settings()
-    block = _claim(engine, block_id, worker, settings)
-    if isinstance(block, BlockOutcome):
-        return block
-    league = repo.league_by_id(engine, block.league_id)
-    return _play_claimed(engine, block, league, started, settings, sandbox=sandbox, warm=warm)
+    claimed = _claim(engine, block_id, worker, load_settings(), {})
+    if isinstance(claimed, BlockOutcome):
+        return claimed
+    return _play_set([claimed], _processes_for(claimed, warm, sandbox=sandbox))[0]
 
 
 def play_blocks(
@@ -92,66 +114,55 @@ def play_blocks(
     what makes small blocks cheap (docs/league.md, "Several blocks as one set"). A block joins the
     set only while every entrant of the set, at its last measured time per decision, answers all
     of one lane's matches there within :data:`SHARE_QUEUE_MS`; a block with an entrant not measured yet, or
-    that plays on fresh processes or remote bots, is played on its own (as :func:`play_block`).
+    that plays on fresh processes or remote bots, is played on its own (as :func:`claim_and_play`).
     Each block keeps its own claim, lease and store transaction: its outcome is what
-    :func:`play_block` would return. The first error is raised once every block is over.
+    :func:`claim_and_play` would return. The first error is raised once every block is over.
     ``leagues`` holds leagues the caller has read already, by id (the others are read here).
     """
     if warm is None or at_once <= 1:
-        return [play_block(engine, block_id, worker=worker, warm=warm) for block_id in block_ids]
+        return [claim_and_play(engine, block_id, worker=worker, warm=warm) for block_id in block_ids]
+    pool = warm
     settings = load_settings()
     outcomes: dict[int, BlockOutcome] = {}
     errors: list[BaseException] = []
-    leagues = dict(leagues or {})
-    group: list[_Claimed] = []
+    read = dict(leagues or {})
+    group: list[ClaimedBlock] = []
 
-    def play(items: list[_Claimed]) -> None:
+    def play(items: list[ClaimedBlock], processes: Processes) -> None:
         try:
-            for outcome in _play_group(engine, warm, items):
+            for outcome in _play_set(items, processes):
                 outcomes[outcome.block_id] = outcome
         except repo.NotFoundError:
             raise
         except Exception as exc:
             errors.append(exc)
-        items.clear()
 
     try:
         for block_id in block_ids:
-            started = time.monotonic()
-            block = _claim(engine, block_id, worker, settings)
-            if isinstance(block, BlockOutcome):
-                outcomes[block_id] = block
+            # Its lease is kept from its claim on, also while the set before it plays (a set can
+            # last longer than a lease); its games end with its own set's.
+            claimed = _claim(engine, block_id, worker, settings, read)
+            if isinstance(claimed, BlockOutcome):
+                outcomes[block_id] = claimed
                 continue
-            if block.league_id not in leagues:
-                leagues[block.league_id] = repo.league_by_id(engine, block.league_id)
-            league = leagues[block.league_id]
-            plan = Block(block.number, block.entrants, block.seed)
-            if not _shareable(warm, league, [(block, plan)]):
-                try:
-                    outcomes[block_id] = _play_claimed(engine, block, league, started, settings, warm=warm)
-                except repo.NotFoundError:
-                    raise
-                except Exception as exc:
-                    errors.append(exc)
+            if not _shareable(pool, claimed.league, [(claimed.block, claimed.plan)]):
+                play([claimed], _processes_for(claimed, pool))
                 continue
-            # Its lease is kept from now on, also while the set before it plays (a set can last
-            # longer than a lease); its games end with its own set's.
-            keeper = _keeper(engine, block, settings, lambda: None)
-            claimed = _Claimed(block, league, plan, keeper.__enter__(), started)
             if group and (
                 len(group) >= at_once
-                or group[0].league.id != league.id
-                or not _shareable(warm, league, [(g.block, g.plan) for g in group] + [(block, plan)])
+                or group[0].league.id != claimed.league.id
+                or not _shareable(pool, claimed.league, [(c.block, c.plan) for c in [*group, claimed]])
             ):
                 full, group = group, [claimed]
-                play(full)
+                play(full, WarmProcesses(pool))
             else:
                 group.append(claimed)
-        if group:
-            play(group)
+        full, group = group, []
+        if full:
+            play(full, WarmProcesses(pool))
     finally:
         for item in group:  # not played (an error above): stop renewing; the lease runs out
-            item.keeper.__exit__(None, None, None)
+            item.stop()
     if errors:
         raise errors[0]
     return [outcomes[block_id] for block_id in block_ids]
@@ -169,11 +180,11 @@ def play_with_pending(
     whose bots this worker holds warm and has measured fast enough to share (:func:`play_blocks`);
     the first outcome is ``block_id``'s.
 
-    This is what a Celery worker does with each ``play_block`` message: every block still has its
-    own message, and the message of a block played here already finds it stored (or leased, and
-    looks again later), which costs a claim attempt. A block claimed by another worker meanwhile
-    is skipped: a claim is a locked compare-and-set. Pending blocks whose bots are not warm here
-    are left to the worker they are routed to.
+    This is what a Celery worker does with each ``sixnimmt.play_block`` message: every block still
+    has its own message, and the message of a block played here already finds it stored (or
+    leased, and looks again later), which costs a claim attempt. A block claimed by another worker
+    meanwhile is skipped: a claim is a locked compare-and-set. Pending blocks whose bots are not
+    warm here are left to the worker they are routed to.
     """
     ids = [block_id]
     beside = repo.pending_blocks_beside(engine, block_id, limit=8 * at_once) if warm and at_once > 1 else []
@@ -198,34 +209,85 @@ before a bot's last one of a step cost it at most an eighth of the default two s
 decision."""
 
 
-@dataclass(slots=True)
-class _Claimed:
-    """A block claimed for a set: its row, league, plan, running lease keeper and start time."""
+# -- a claimed block -------------------------------------------------------------------------------
 
-    block: Any
+
+@dataclass(slots=True)
+class ClaimedBlock:
+    """A block this worker has claimed, and everything playing it needs, built once at the claim:
+    the store, the settings (read once), its league, its row, its plan, its remote entrants and
+    its lease keeper (renewing from the claim on, until :meth:`stop`)."""
+
+    engine: Engine
+    settings: Settings
     league: repo.League
+    block: repo.BlockRow
     plan: Block
+    remote: dict[str, str]
+    """Entrant name → bot account of the entrants that play from their authors' machines."""
     keeper: LeaseKeeper
     started: float
+    """``time.monotonic()`` when it was claimed (for the block's duration)."""
+
+    def plans(self) -> list[MatchPlan]:
+        """The block's matches, one per seat rotation, seats named by entrant."""
+        return [
+            MatchPlan(tuple(_name(p) for p in seating), self.block.seed) for seating in self.plan.seatings()
+        ]
+
+    def stopping(self, stop: Callable[[], None]) -> None:
+        """Losing the lease from now on calls ``stop`` (stops the block's bots); lost already: raises."""
+        self.keeper.on_lost = stop
+        if self.keeper.lost:
+            raise LeaseLostError(self.keeper.lost)
+
+    def stop(self) -> None:
+        """Stop renewing the lease (the block is over, or left for its lease to run out)."""
+        self.keeper.__exit__(None, None, None)
 
 
-def _claim(engine: Engine, block_id: int, worker: str | None, settings: Any) -> Any:
-    """The claimed block row, or the outcome of a block that cannot be claimed."""
+def _claim(
+    engine: Engine, block_id: int, worker: str | None, settings: Settings, leagues: dict[int, repo.League]
+) -> ClaimedBlock | BlockOutcome:
+    """The claimed block, its lease kept from now on; or the outcome of a block that cannot be
+    claimed. ``leagues`` caches the leagues read, by id."""
+    started = time.monotonic()
     try:
         with metrics.STORE_WRITE_SECONDS.labels("claim_block").time():
             block = repo.claim_block(engine, block_id, worker or worker_name(), lease_s=settings.lease_s)
     except repo.LeaseHeldError:
         metrics.block_ended("", "skipped")
-        return BlockOutcome(block_id, "leased elsewhere")
+        return BlockOutcome(block_id, BlockStatus.LEASED_ELSEWHERE)
     if block is None:
         metrics.block_ended("", "skipped")
-        return BlockOutcome(block_id, "done already")
-    return block
+        return BlockOutcome(block_id, BlockStatus.DONE_ALREADY)
+    if block.league_id not in leagues:
+        leagues[block.league_id] = repo.league_by_id(engine, block.league_id)
+    league = leagues[block.league_id]
+    keeper = LeaseKeeper(
+        engine,
+        block.id,
+        block.claim,
+        lease_s=settings.lease_s,
+        renew_s=settings.lease_renew_s,
+        on_lost=lambda: None,
+    )
+    return ClaimedBlock(
+        engine=engine,
+        settings=settings,
+        league=league,
+        block=block,
+        plan=Block(block.number, block.entrants, block.seed),
+        # A block with remote entrants plays on the referee remote bots connect to (workers.bots.connected).
+        remote=remote_bots.remote_entrants(league, block.entrants, _name),
+        keeper=keeper.__enter__(),
+        started=started,
+    )
 
 
-def _shareable(warm: WarmPool, league: repo.League, blocks: Sequence[tuple[Any, Block]]) -> bool:
+def _shareable(warm: WarmPool, league: repo.League, blocks: Sequence[tuple[repo.BlockRow, Block]]) -> bool:
     """Whether these blocks may be played as one set on ``warm``'s bots (see :func:`play_blocks`)."""
-    if getattr(league, "fresh_processes", False):
+    if league.fresh_processes:
         return False
     matches: dict[int, int] = {}
     for block, _plan in blocks:
@@ -241,122 +303,191 @@ def _shareable(warm: WarmPool, league: repo.League, blocks: Sequence[tuple[Any, 
     return True
 
 
-def _play_claimed(
-    engine: Engine,
-    block: Any,
-    league: repo.League,
-    started: float,
-    settings: Any,
-    *,
-    sandbox: bool = True,
-    warm: WarmPool | None = None,
-) -> BlockOutcome:
-    """Play a claimed block on its own and store it (the body of :func:`play_block`)."""
-    keepers: list[LeaseKeeper] = []
-    plan = Block(block.number, block.entrants, block.seed)
+# -- the one loop ----------------------------------------------------------------------------------
+
+
+def _play_set(items: Sequence[ClaimedBlock], processes: Processes) -> list[BlockOutcome]:
+    """Claimed blocks of one league as one set of matches on ``processes``, each then stored on its own.
+
+    Each league entrant of the set plays on one process per lane (:func:`arena.matches.deal_lanes`):
+    lane k plays the entrant's k-th match of every deal of the set (rotation k of each block it
+    sits in), so no process holds two hands of one deal. A block whose lease was lost is not
+    stored (``lease lost``); if the set could not be played, each block whose lease holds is
+    failed (claimable again) and the error raised, unless every lease was lost. A block whose
+    matches did not all finish is failed, the others stored, and its :class:`BlockError` raised.
+    """
+    league = items[0].league
+    plans = [plan for item in items for plan in item.plans()]
     try:
-        # A block with remote entrants plays on the referee remote bots connect to (workers.bots.connected).
-        remote = remote_bots.remote_entrants(league, block.entrants, _name)
-        if warm is not None and not remote and not getattr(league, "fresh_processes", False):
-            run = _play_warm(warm, engine, league, block, plan, keepers, settings)
-        else:
-            run = _play_fresh(engine, league, block, plan, keepers, settings, sandbox)
-        if keepers and keepers[0].lost:
-            raise LeaseLostError(keepers[0].lost)
+        played = processes.play(items, plans)
     except repo.NotFoundError:
         raise
     except Exception as exc:
-        if keepers and keepers[0].lost:
-            # Another worker may be playing the block now: it stores it, this one stores nothing.
-            metrics.block_ended(league.variant, "lost", started)
-            return BlockOutcome(block.id, "lease lost")
-        metrics.block_ended(league.variant, "failed", started)
-        repo.fail_block(engine, block.id, f"{type(exc).__name__}: {exc}", claim=block.claim)
+        for item in items:
+            item.stop()
+            if item.keeper.lost:
+                # Another worker may be playing the block now: it stores it, this one stores nothing.
+                metrics.block_ended(league.variant, "lost", item.started)
+            else:
+                metrics.block_ended(league.variant, "failed", item.started)
+                repo.fail_block(
+                    item.engine, item.block.id, f"{type(exc).__name__}: {exc}", claim=item.block.claim
+                )
+        if all(item.keeper.lost for item in items):
+            return [BlockOutcome(item.block.id, BlockStatus.LEASE_LOST) for item in items]
         raise
-    return _store(engine, block, league, plan, run, started)
+    finally:
+        for item in items:
+            item.stop()
+    outcomes: list[BlockOutcome] = []
+    error: BlockError | None = None
+    offset = 0
+    for item in items:
+        count = len(item.plan.seatings())
+        run = RemoteRun(played.matches[offset : offset + count], played.exit_codes, played.exits)
+        offset += count
+        if item.keeper.lost:
+            metrics.block_ended(league.variant, "lost", item.started)
+            outcomes.append(BlockOutcome(item.block.id, BlockStatus.LEASE_LOST))
+            continue
+        try:
+            outcomes.append(_store(item, run))
+        except BlockError as exc:  # that block is failed; the others of the set are stored
+            error = error or exc
+    if error is not None:
+        raise error
+    return outcomes
 
 
-def _store(
-    engine: Engine, block: Any, league: repo.League, plan: Block, run: RemoteRun, started: float
-) -> BlockOutcome:
+def _store(item: ClaimedBlock, run: RemoteRun) -> BlockOutcome:
     """Store a played block's matches in one transaction (a match that did not finish fails it)."""
+    block, league = item.block, item.league
     played = []
-    for rotation, (seating, match) in enumerate(zip(plan.seatings(), run.matches, strict=True)):
+    for rotation, (seating, match) in enumerate(zip(item.plan.seatings(), run.matches, strict=True)):
         if match.status != "finished":
             error = f"match {rotation} {match.status}: {match.error}"
-            metrics.block_ended(league.variant, "failed", started)
-            repo.fail_block(engine, block.id, error, claim=block.claim)
+            metrics.block_ended(league.variant, "failed", item.started)
+            repo.fail_block(item.engine, block.id, error, claim=block.claim)
             raise BlockError(error)
         played.append(_record(rotation, block.seed, seating, match, league, run.exits))
     with metrics.STORE_WRITE_SECONDS.labels("record_block").time():
-        stored = repo.record_block(engine, block.id, played, claim=block.claim)
-    metrics.block_ended(league.variant, "stored" if stored else "raced", started)
+        stored = repo.record_block(item.engine, block.id, played, claim=block.claim)
+    status = BlockStatus.STORED if stored else BlockStatus.RACED
+    metrics.block_ended(league.variant, status.value, item.started)
     if stored:  # the league's stored table follows its results (never raises)
-        standings.results_stored(engine, league.id)
-    return BlockOutcome(block.id, "stored" if stored else "raced", len(played))
+        standings.results_stored(item.engine, league.id)
+    return BlockOutcome(block.id, status, len(played))
 
 
-def _keeper(engine: Engine, block: Any, settings: Any, on_lost: Callable[[], None]) -> LeaseKeeper:
-    return LeaseKeeper(
-        engine,
-        block.id,
-        block.claim,
-        lease_s=settings.lease_s,
-        renew_s=settings.lease_renew_s,
-        on_lost=on_lost,
-    )
+# -- where the bots run ----------------------------------------------------------------------------
 
 
-def _play_warm(
-    warm: WarmPool,
-    engine: Engine,
-    league: repo.League,
-    block: Any,
-    plan: Block,
-    keepers: list[LeaseKeeper],
-    settings: Any,
-) -> RemoteRun:
-    """The block's matches on the warm pool's live bots, which go back (or are retired) after.
+class Processes(Protocol):
+    """Where a set's bots run. :meth:`play` takes a process per lane, creates the set's matches on
+    their referee, waits for the results and gives the processes back (stops or keeps them)."""
 
-    Each entrant plays on one process per lane (:func:`arena.matches.deal_lanes`: one per
-    rotation), each a process that has never seen the block's deal (:meth:`WarmPool.take`). A bot
-    whose seats had any fault, that exited, or whose block did not finish (its lease lost, the
-    referee failed) is retired, never used again; its exit goes with the seats' fault details
-    as a fresh process's does.
+    def play(self, items: Sequence[ClaimedBlock], plans: list[MatchPlan]) -> RemoteRun:
+        """Every match of ``plans`` (the set's, block after block), told by entrant
+        (:meth:`arena.matches.Lanes.run`)."""
+        ...
+
+
+def _processes_for(item: ClaimedBlock, warm: WarmPool | None, *, sandbox: bool = True) -> Processes:
+    """The warm pool's processes for a block when there is a pool, unless its league asks for fresh
+    processes or it has remote entrants; else processes of its own."""
+    if warm is not None and not item.remote and not item.league.fresh_processes:
+        return WarmProcesses(warm)
+    return FreshProcesses(sandbox=sandbox)
+
+
+@dataclass(frozen=True, slots=True)
+class FreshProcesses:
+    """A referee of the block's own and a fresh (sandboxed) process per lane, all stopped at its
+    end (:func:`arena.matches.play_lanes`). Plays a set of one block."""
+
+    sandbox: bool = True
+
+    def play(self, items: Sequence[ClaimedBlock], plans: list[MatchPlan]) -> RemoteRun:
+        (item,) = items
+        block, league = item.block, item.league
+        with block_directories(block.id) as (root, bots_dir):
+            # Only root enters the block; each sandboxed bot gets its own directory bound into
+            # a root of its own (workers.sandbox), never this one or a rival's.
+            os.chmod(root, 0o700)
+            specs = {}
+            for position in block.entrants:
+                if _name(position) in item.remote:
+                    continue  # plays from its author's machine: no code, no process here
+                version = league.entrants[position]
+                directory = root / f"bot{position}"
+                unpack(repo.code_of(item.engine, version), directory)
+                _readable(directory)
+                specs[_name(position)] = bot_spec(directory, version.entry_point)
+            launch = sandbox_for(root) if self.sandbox else None
+            if launch is not None:
+                # The bots' private directories go next to the block's, swept with it (workers.play.lease).
+                launch.workdir = bots_dir
+            referee = remote_bots.remote_referee() if item.remote else referee_in_thread(root)
+            with metrics.counting_bots(launch) as counted, referee as client:
+                bots = ProcessGroup(counted)
+                item.stopping(bots.kill)
+                seated = (
+                    remote_bots.await_remote(item.engine, block.id, client, item.remote, plans)
+                    if item.remote
+                    else {}
+                )
+                # One process per lane (arena.matches.deal_lanes): none plays two seats of the
+                # block's deal. A remote bot is its author's one connection: not split.
+                return play_lanes(
+                    specs,
+                    plans,
+                    variant=league.variant,
+                    config=league.config,
+                    client=client,
+                    seat_key=league.seat_key,
+                    launch=bots,
+                    **seated,
+                )
+
+
+@dataclass(frozen=True, slots=True)
+class WarmProcesses:
+    """The warm pool's referee and live processes (:mod:`workers.play.warm`), given back after.
+
+    Each lane's process has never seen the set's deals (:meth:`WarmPool.take`). A bot whose seats
+    had any fault, that exited, or whose set did not finish (a lease lost, the referee failed) is
+    retired, never used again; its exit goes with the seats' fault details as a fresh process's
+    does. A block played on its own stops its bots when its lease is lost; a set of several goes
+    on (the other blocks' games are on the same processes), and the block is not stored.
     """
-    taken: dict[str, WarmBot] = {}
-    results: list[RemoteMatch] = []
-    keeper = _keeper(engine, block, settings, lambda: warm.kill(list(taken.values())))
-    keepers.append(keeper)
-    seatings = plan.seatings()
-    lanes = deal_lanes([MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in seatings])
-    with keeper:
+
+    warm: WarmPool
+
+    def play(self, items: Sequence[ClaimedBlock], plans: list[MatchPlan]) -> RemoteRun:
+        warm, league, engine = self.warm, items[0].league, items[0].engine
+        lanes = deal_lanes(plans)
+        taken: dict[str, WarmBot] = {}
+        results: list[RemoteMatch] = []
+        if len(items) == 1:
+            items[0].stopping(lambda: warm.kill(list(taken.values())))
         try:
-            results = _play_lanes_warm(warm, engine, league, lanes, taken)
-            _note_speeds(warm, league, block.entrants, [lanes.match(match) for match in results])
+            positions = {_name(position): position for position in range(len(league.entrants))}
+            for lane, entrant in lanes.owner.items():
+                taken[lane] = _take(warm, engine, league, positions[entrant], lanes.seeds[lane])
+            ids, _ = warm.client.create_matches(
+                league.variant,
+                league.config,
+                lanes.plans,
+                seat_key=league.seat_key,
+                standing={lane: bot.token for lane, bot in taken.items()},
+            )
+            results = list(warm.client.results(ids, timeout=24 * 3600))
+            entrants = [p for item in items for p in item.block.entrants]
+            _note_speeds(warm, league, entrants, [lanes.match(match) for match in results])
         finally:
-            complete = len(results) == len(seatings) and keeper.lost is None
+            complete = len(results) == len(plans) and not any(item.keeper.lost for item in items)
             exits = _give_back(warm, taken, results, complete)
-    return lanes.run(RemoteRun(results, {lane: exit.status for lane, exit in exits.items()}, exits))
-
-
-def _play_lanes_warm(
-    warm: WarmPool, engine: Engine, league: repo.League, lanes: Lanes, taken: dict[str, WarmBot]
-) -> list[RemoteMatch]:
-    """Every match of ``lanes`` on the warm pool: a process per lane (into ``taken``, by lane, as
-    they are taken), none of which has played any of its lane's deals before; the results by lane."""
-    positions = {_name(position): position for position in range(len(league.entrants))}
-    for lane, entrant in lanes.owner.items():
-        taken[lane] = _take(warm, engine, league, positions[entrant], lanes.seeds[lane])
-    client = warm.client
-    ids, _ = client.create_matches(
-        league.variant,
-        league.config,
-        lanes.plans,
-        seat_key=league.seat_key,
-        standing={lane: bot.token for lane, bot in taken.items()},
-    )
-    return list(client.results(ids, timeout=24 * 3600))
+        return lanes.run(RemoteRun(results, {lane: exit.status for lane, exit in exits.items()}, exits))
 
 
 def _take(
@@ -384,68 +515,6 @@ def _give_back(
     return exits
 
 
-def _play_group(engine: Engine, warm: WarmPool, items: list[_Claimed]) -> list[BlockOutcome]:
-    """Claimed blocks of one league as one set of matches on the warm pool (see :func:`play_blocks`).
-
-    Each league entrant of the set plays on one warm process per lane (:func:`arena.matches.deal_lanes`):
-    lane k plays the entrant's k-th match of every deal of the set (rotation k of each block it
-    sits in), so no process holds two hands of one deal; the matches are created in one call, so
-    each step's requests to a lane's process go in one message.
-    A block whose lease was lost is not stored (its games end with the set's); a bot with any
-    fault in the set, or whose set did not finish, is retired as after a block of its own.
-    """
-    if len(items) == 1:
-        item = items[0]
-        item.keeper.__exit__(None, None, None)
-        return [_play_claimed(engine, item.block, item.league, item.started, load_settings(), warm=warm)]
-    league = items[0].league
-    positions = sorted({position for item in items for position in item.block.entrants})
-    plans = [
-        MatchPlan(tuple(_name(p) for p in seating), item.block.seed)
-        for item in items
-        for seating in item.plan.seatings()
-    ]
-    lanes = deal_lanes(plans)
-    taken: dict[str, WarmBot] = {}
-    results: list[RemoteMatch] = []
-    try:
-        results = _play_lanes_warm(warm, engine, league, lanes, taken)
-        _note_speeds(warm, league, positions, [lanes.match(match) for match in results])
-    except Exception as exc:
-        for item in items:
-            item.keeper.__exit__(None, None, None)
-            if item.keeper.lost:
-                metrics.block_ended(league.variant, "lost", item.started)
-            else:
-                metrics.block_ended(league.variant, "failed", item.started)
-                repo.fail_block(engine, item.block.id, f"{type(exc).__name__}: {exc}", claim=item.block.claim)
-        raise
-    finally:
-        complete = len(results) == len(plans) and not any(item.keeper.lost for item in items)
-        exits = _give_back(warm, taken, results, complete)
-        for item in items:
-            item.keeper.__exit__(None, None, None)
-    outcomes: list[BlockOutcome] = []
-    error: BlockError | None = None
-    played = lanes.run(RemoteRun(results, {lane: exit.status for lane, exit in exits.items()}, exits))
-    offset = 0
-    for item in items:
-        count = len(item.plan.seatings())
-        run = RemoteRun(played.matches[offset : offset + count], played.exit_codes, played.exits)
-        offset += count
-        if item.keeper.lost:
-            metrics.block_ended(league.variant, "lost", item.started)
-            outcomes.append(BlockOutcome(item.block.id, "lease lost"))
-            continue
-        try:
-            outcomes.append(_store(engine, item.block, league, item.plan, run, item.started))
-        except BlockError as exc:  # that block is failed; the others of the set are stored
-            error = error or exc
-    if error is not None:
-        raise error
-    return outcomes
-
-
 def _note_speeds(
     warm: WarmPool, league: repo.League, positions: Sequence[int], results: Sequence[RemoteMatch]
 ) -> None:
@@ -457,54 +526,7 @@ def _note_speeds(
             warm.decision_ms[league.entrants[position].sha256] = sum(s.think_ms for s in seats) / decisions
 
 
-def _play_fresh(
-    engine: Engine,
-    league: repo.League,
-    block: Any,
-    plan: Block,
-    keepers: list[LeaseKeeper],
-    settings: Any,
-    sandbox: bool,
-) -> RemoteRun:
-    """The block with a referee of its own and a fresh process per bot, all stopped at its end."""
-    with block_directories(block.id) as (root, bots_dir):
-        # Only root enters the block; each sandboxed bot gets its own directory bound into
-        # a root of its own (workers.sandbox), never this one or a rival's.
-        os.chmod(root, 0o700)
-        remote = remote_bots.remote_entrants(league, block.entrants, _name)
-        specs = {}
-        for position in block.entrants:
-            if _name(position) in remote:
-                continue  # plays from its author's machine: no code, no process here
-            version = league.entrants[position]
-            directory = root / f"bot{position}"
-            unpack(repo.code_of(engine, version), directory)
-            _readable(directory)
-            specs[_name(position)] = bot_spec(directory, version.entry_point)
-        plans = [MatchPlan(tuple(_name(p) for p in seating), block.seed) for seating in plan.seatings()]
-        launch = sandbox_for(root) if sandbox else None
-        if launch is not None:
-            # The bots' private directories go next to the block's, swept with it (workers.play.lease).
-            launch.workdir = bots_dir  # type: ignore[attr-defined]
-        referee = remote_bots.remote_referee() if remote else referee_in_thread(root)
-        with metrics.counting_bots(launch) as counted, referee as client:
-            bots = ProcessGroup(counted)
-            keeper = _keeper(engine, block, settings, bots.kill)
-            keepers.append(keeper)
-            with keeper:
-                seated = remote_bots.await_remote(engine, block.id, client, remote, plans) if remote else {}
-                # One process per lane (arena.matches.deal_lanes): none plays two seats of the
-                # block's deal. A remote bot is its author's one connection: not split.
-                return play_lanes(
-                    specs,
-                    plans,
-                    variant=league.variant,
-                    config=league.config,
-                    client=client,
-                    seat_key=league.seat_key,
-                    launch=bots,
-                    **seated,
-                )
+# -- helpers ---------------------------------------------------------------------------------------
 
 
 def _name(position: int) -> str:
@@ -538,7 +560,8 @@ def _record(
                 bot_version_id=league.entrants[seating[s.seat]].id,
                 score=s.score,
                 rank=s.rank,
-                faults=s.faults,
+                # FaultKind is a str enum: the store takes its kinds by name.
+                faults=cast("Mapping[str, int]", s.faults),
                 defaulted=s.defaulted,
                 forfeited=s.forfeited,
                 think_ms=s.think_ms,

@@ -14,7 +14,7 @@ dashboard's match page read it back.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from arena.matches import STDERR_TAIL_CHARS, ProcessExit
@@ -25,7 +25,9 @@ MAX_DETAIL_FAULTS = 16
 
 
 def seat_fault_detail(
-    faults: dict[str, int], reasons: Sequence[tuple[FaultKind, str, int]], exit: ProcessExit | None
+    faults: Mapping[str, int] | Mapping[FaultKind, int],
+    reasons: Sequence[tuple[FaultKind, str, int]],
+    exit: ProcessExit | None,
 ) -> str | None:
     """The ``fault_detail`` JSON of one seat; ``None`` for a seat without faults."""
     if not any(faults.values()):

@@ -25,12 +25,17 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlalchemy import Engine
 
 from workers import metrics, procs
 from workers.store import repo
+
+if TYPE_CHECKING:
+    import subprocess
+
+    from arena.matches import Launcher
 
 log = logging.getLogger(__name__)
 
@@ -117,9 +122,9 @@ class ProcessGroup:
 
     _live: ClassVar[weakref.WeakSet[ProcessGroup]] = weakref.WeakSet()
 
-    def __init__(self, launch: Callable[..., object] | None) -> None:
+    def __init__(self, launch: Launcher | None) -> None:
         self.launch = launch
-        self.processes: list[object] = []
+        self.processes: list[subprocess.Popen[bytes]] = []
         self.stopped = False
         ProcessGroup._live.add(self)
 
@@ -129,11 +134,11 @@ class ProcessGroup:
         for group in list(cls._live):
             group.kill()
 
-    def __call__(self, argv: list[str], env: dict[str, str], **options: object) -> object:
+    def __call__(self, argv: list[str], env: dict[str, str], **options: Any) -> subprocess.Popen[bytes]:
         import subprocess
 
         if self.launch is None:
-            process: object = subprocess.Popen(
+            process: subprocess.Popen[bytes] = subprocess.Popen(
                 argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, **options
             )
         else:
