@@ -8,7 +8,9 @@
   them again;
 - queues again the blocks that wait (pending, failed: neither claimed nor stored) and whose last
   message was sent longer than a grace period ago (:func:`grace_for`): a broker that restarted
-  without persistence lost them, or a worker died with them in its own queue;
+  without persistence lost them, or a worker died with them in its own queue (a failed block
+  waits the backlog's grace: the task that failed it has a retry of its own on the way, which a
+  worker holds unacknowledged until its countdown is over, out of the broker's count);
 - adds the next round of a league with a stopping rule once its round is stored, and marks a
   league finished once every block is stored (:func:`advance`, which the task that stores a
   block calls too: whoever stores the last block of a round adds the next);
@@ -18,9 +20,10 @@
 The store is the truth: which blocks wait, and when each was last sent (``blocks.queued_at``).
 The broker is never searched for a block's message; it is asked only, through kombu's public
 API, how many messages wait in the store's queues, which sets the grace period: one period when
-fewer messages wait than blocks do (some were lost), many periods otherwise (they may all wait
-behind a backlog). A re-sent block that had a message after all costs nothing: a block is
-claimed under a lease and stored once, and a message for a block stored already does nothing.
+none does (the broker lost them, or the workers took them all), many periods otherwise (the
+messages may all wait behind a backlog; the count cannot say whose they are). A re-sent block
+that had a message after all costs nothing: a block is claimed under a lease and stored once,
+and a message for a block stored already does nothing.
 
 This module is logic only: what it sends goes through the ``send`` it is given (the worker's is
 :func:`workers.queue.tasks.send_block`, wired by :mod:`workers.queue.worker`).
@@ -57,8 +60,8 @@ EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 """No ``queued_at`` is before it: ``not_since=EPOCH`` sends only blocks never queued."""
 
 BACKLOG_PASSES = 20
-"""A block waiting with as many messages in the broker as blocks wait is sent again after this
-many reconciliation periods (5 minutes by default): its message may wait behind others."""
+"""A block waiting while the broker holds messages is sent again after this many reconciliation
+periods (5 minutes by default): its message may wait behind others."""
 
 
 @dataclass(slots=True)
@@ -81,21 +84,19 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def waiting_blocks(engine: Engine) -> int:
-    """How many blocks of the started, unfinished leagues wait for a worker (pending or failed)."""
-    return sum(len(repo.claimable_blocks(engine, league_id)) for league_id in repo.open_leagues(engine))
-
-
-def grace_for(engine: Engine, period_s: float, *, messages: int | None) -> float:
+def grace_for(period_s: float, *, messages: int | None) -> float:
     """How long a waiting block's message is trusted to be in the broker before it is sent again.
 
     ``messages``: how many messages the broker says wait in the store's queues
-    (:func:`workers.queue.routing.waiting_messages`; ``None`` if it cannot say). Fewer than the
-    blocks that wait means some were lost (a broker restarted without persistence, a dead
-    worker's own queue): one period then. Otherwise the messages may all be there, behind a
-    backlog: :data:`BACKLOG_PASSES` periods, so that a long queue is not filled with copies.
+    (:func:`workers.queue.routing.waiting_messages`; ``None`` if it cannot say). None at all
+    means a waiting block has no message left to wait for (a broker restarted without
+    persistence; the workers took every message, and a block still waiting a period later lost
+    its own, in a dead worker's queue, say): one period then. Otherwise the messages may all be
+    there, behind a backlog: :data:`BACKLOG_PASSES` periods, so that a long queue is not filled
+    with copies. (Not "fewer messages than blocks wait": a message a worker has taken but not yet
+    claimed is in neither count's reach, and would send every waiting block again.)
     """
-    if messages is not None and messages < waiting_blocks(engine):
+    if messages == 0:
         return period_s
     return BACKLOG_PASSES * period_s
 
@@ -146,11 +147,13 @@ def advance(engine: Engine, league_id: int, send: Send, *, report: Pass | None =
     return report
 
 
-def reconcile(engine: Engine, send: Send, *, grace_s: float) -> Pass:
+def reconcile(engine: Engine, send: Send, *, grace_s: float, failed_grace_s: float | None = None) -> Pass:
     """One pass over every started, unfinished league (see the module docstring)."""
     report = Pass()
     for league_id in repo.open_leagues(engine):
-        reconcile_league(engine, league_id, send, grace_s=grace_s, report=report)
+        reconcile_league(
+            engine, league_id, send, grace_s=grace_s, failed_grace_s=failed_grace_s, report=report
+        )
     return report
 
 
@@ -160,12 +163,14 @@ def reconcile_league(
     send: Send,
     *,
     grace_s: float,
+    failed_grace_s: float | None = None,
     report: Pass | None = None,
 ) -> Pass:
     """Reconcile one league: expired leases, waiting blocks sent too long ago, the next round.
 
     ``grace_s``: a waiting block whose last message was sent at least this long ago (or never) is
-    sent again (:func:`grace_for` says how long, from what the broker holds).
+    sent again (:func:`grace_for` says how long, from what the broker holds); a failed one once
+    it was sent at least ``failed_grace_s`` ago (by default ``grace_s`` too).
     """
     report = report or Pass()
     now = _now()
@@ -182,9 +187,18 @@ def reconcile_league(
     # No other reconciler expired these too: send them whatever queued_at says.
     again = [b.id for b in expired]
     _send(engine, league_id, again, send, report, "lease_expired", not_since=now + dt.timedelta(days=1))
-    waiting = [b.id for b in repo.claimable_blocks(engine, league_id) if b.id not in again]
-    not_since = now - dt.timedelta(seconds=grace_s)
-    _send(engine, league_id, waiting, send, report, "unqueued", not_since=not_since)
+    waiting = [b for b in repo.claimable_blocks(engine, league_id) if b.id not in again]
+    for block in waiting:
+        grace = grace_s if block.status != "failed" or failed_grace_s is None else failed_grace_s
+        _send(
+            engine,
+            league_id,
+            [block.id],
+            send,
+            report,
+            "unqueued",
+            not_since=now - dt.timedelta(seconds=grace),
+        )
     if not waiting and not again and not repo.blocks_of(engine, league_id, ["running"]):
         advance(engine, league_id, send, report=report)
     progress = repo.last_progress(engine, league_id)
@@ -239,7 +253,10 @@ class Reconciler:
             routing.keep_alive(self.name, broker_url=self.broker_url)
             messages = routing.waiting_messages(self.broker_url)
             report = reconcile(
-                self.engine, self.send, grace_s=grace_for(self.engine, self.period_s, messages=messages)
+                self.engine,
+                self.send,
+                grace_s=grace_for(self.period_s, messages=messages),
+                failed_grace_s=BACKLOG_PASSES * self.period_s,
             )
         except Exception as exc:
             metrics.RECONCILE_RUNS.labels("failed").inc()

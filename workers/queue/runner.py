@@ -27,24 +27,23 @@ def start(
 ) -> int:
     """Hand a league to the workers (``league start``); returns how many blocks were queued.
 
-    Queues the blocks never queued; every waiting block when the broker holds fewer messages than
-    blocks wait (some were lost); otherwise only those sent longer than the reconciliation's
-    backlog grace ago (:func:`workers.queue.reconcile.grace_for`). So starting twice queues
+    Queues the blocks never queued; every pending block when the broker holds no message (they
+    were lost); otherwise only those sent longer than the reconciliation's backlog grace ago
+    (:func:`workers.queue.reconcile.grace_for`). So starting twice queues
     nothing twice; from then on the workers' reconciliation finishes the league
     (:mod:`workers.queue.reconcile`).
     """
     repo.start_league(engine, league.id)
     settings = load_settings()
-    # Fewer messages waiting than blocks: some were lost, send every waiting block now. A broker
-    # that cannot be asked counts as holding them all (an unreachable one is reported once, by
-    # the send that fails).
-    messages = routing.waiting_messages(settings.broker_url)
-    lost = messages is not None and messages < reconcile.waiting_blocks(engine)
+    # No message waiting: any were lost, send every pending block now. A broker that cannot be
+    # asked counts as holding them all (an unreachable one is reported once, by the send that fails).
+    lost = routing.waiting_messages(settings.broker_url) == 0
     report = reconcile.reconcile_league(
         engine,
         league.id,
         send or send_block,
         grace_s=0.0 if lost else reconcile.BACKLOG_PASSES * settings.reconcile_s,
+        failed_grace_s=reconcile.BACKLOG_PASSES * settings.reconcile_s,
     )
     return sum(len(ids) for ids in report.queued.values())
 
