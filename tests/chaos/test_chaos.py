@@ -47,7 +47,8 @@ PACED = Path(__file__).resolve().parents[1] / "workers" / "warm_bots" / "paced_b
 BOTS = ["random", "heuristic", "lowest", str(PACED)]
 """The paced bot (15 ms a card) at every table bounds how fast a league goes on any machine: each
 scenario needs blocks left after its fault (with fast bots only, one CI machine's other host played
-a whole league during a cut). A block of H hands is 4 rotations x 10 H of its cards: >= 0.6 H s."""
+a whole league during a cut). A block of H hands is 4 rotations x 10 H of its cards, the rotations
+played side by side (lanes: docs/league.md): >= 0.15 H s."""
 TABLE = 4
 SETTINGS = {
     "SIXNIMMT_LEASE_S": "6",
@@ -73,9 +74,17 @@ class Scenario:
     """One league on the hosts: its database, its workers, what the store says, the bench lines."""
 
     def __init__(
-        self, name: str, made: tuple[Any, Postgres, Redis], logs: Path, *, deals: int, hands: int
+        self,
+        name: str,
+        made: tuple[Any, Postgres, Redis],
+        logs: Path,
+        *,
+        deals: int,
+        hands: int,
+        settings: dict[str, str] | None = None,
     ) -> None:
         self.name = name
+        self.settings = {**SETTINGS, **(settings or {})}
         self.hosts, self.postgres, self.broker = made
         self.logs = logs
         self.database = f"chaos_{name}"
@@ -105,7 +114,7 @@ class Scenario:
         return {
             "SIXNIMMT_DATABASE_URL": self.postgres.url_for(n, self.database),
             "SIXNIMMT_BROKER_URL": self.broker.url_for(n),
-            **SETTINGS,
+            **self.settings,
         }
 
     def worker(self, n: int) -> Worker:
@@ -123,7 +132,7 @@ class Scenario:
             **os.environ,
             "SIXNIMMT_DATABASE_URL": self.postgres.local_url(self.database),
             "SIXNIMMT_BROKER_URL": self.broker.local_url(),
-            **SETTINGS,
+            **self.settings,
         }
         return subprocess.Popen(
             [sys.executable, "-m", "bot_sdk.cli", *args],
@@ -198,8 +207,8 @@ def scenario(
 ) -> Iterator[Callable[..., Scenario]]:
     made: list[Scenario] = []
 
-    def make(name: str, *, deals: int, hands: int = 2) -> Scenario:
-        made.append(Scenario(name, hosts, tmp_path, deals=deals, hands=hands))
+    def make(name: str, *, deals: int, hands: int = 2, settings: dict[str, str] | None = None) -> Scenario:
+        made.append(Scenario(name, hosts, tmp_path, deals=deals, hands=hands, settings=settings))
         return made[-1]
 
     try:
@@ -287,9 +296,9 @@ def test_database_stopped_for_20_s(scenario: Callable[..., Scenario]) -> None:
 
 
 def test_link_cut_for_30_s(scenario: Callable[..., Scenario]) -> None:
-    # Blocks of at least 1.8 s (BOTS): the other host plays at most 17 of the 36 during the cut,
-    # and some are left for the cut host when its link comes back.
-    s = scenario("link_cut", deals=36, hands=3)
+    # Blocks of at least 1.8 s (BOTS: 12 hands), one at a time: the other host plays at most 17 of
+    # the 36 during the cut, and some are left for the cut host when its link comes back.
+    s = scenario("link_cut", deals=36, hands=12, settings={"SIXNIMMT_BLOCKS_AT_ONCE": "1"})
     w1, w2 = s.worker(1), s.worker(2)
     s.start()
     block = wait_for(lambda: s.playing(w1), 120, "worker 1 to be playing a block", 0.05)
