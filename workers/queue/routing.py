@@ -19,10 +19,14 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+import redis
 from kombu import Connection
 from kombu.exceptions import ChannelError
+from sqlalchemy import select
 
 from referee.settings import load as load_settings
+from workers.store import repo
+from workers.store.schema import blocks, bot_versions, league_entrants
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +54,6 @@ def worker_queue(worker: str) -> str:
 def _client(broker_url: str) -> Any | None:
     if not broker_url.startswith(("redis://", "rediss://", "redis+socket://")):
         return None
-    import redis
-
     return redis.Redis.from_url(broker_url, socket_timeout=2, socket_connect_timeout=2)
 
 
@@ -142,18 +144,12 @@ def queues(broker_url: str) -> list[str]:
 
 def route(engine: Any, block_id: int, *, broker_url: str | None = None) -> str:
     """The queue for a block (see :func:`queue_for`), never the worker whose claim on it lapsed."""
-    from workers.store import repo
-
     claimed_by = repo.get_block(engine, block_id).claimed_by
     return queue_for(block_versions(engine, block_id), broker_url=broker_url, avoid=claimed_by)
 
 
 def block_versions(engine: Any, block_id: int) -> list[str]:
     """The SHA-256 of each bot version that plays in the block (what a warm pool holds)."""
-    from sqlalchemy import select
-
-    from workers.store.schema import blocks, bot_versions, league_entrants
-
     with engine.connect() as conn:
         row = conn.execute(
             select(blocks.c.league_id, blocks.c.entrants).where(blocks.c.id == block_id)
