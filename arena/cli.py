@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot_sdk import cli as sdk_cli
-from bot_sdk import command, tables
+from bot_sdk import command
 from bot_sdk.loader import BotLoadError, load_bot, spec_label
-from bot_sdk.progress import progress_bar
-from bot_sdk.stats import derive_seed, interval_json, t_interval
+from referee.clikit import options, tables
+from referee.clikit.progress import progress_bar
+from referee.clikit.stats import interval_json, t_interval
 from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
+from referee.rules.seeding import derive_seed
 
 if TYPE_CHECKING:
     from arena.matches import RemoteRun
@@ -37,7 +39,7 @@ Command = Callable[[argparse.Namespace], int]
 
 def register(sub: Any) -> None:
     """Add ``arena`` to the root parser and ``play`` and ``check`` to its ``bot`` group."""
-    game_options, json_flag, positive = sdk_cli.game_options, sdk_cli.json_flag, sdk_cli.positive
+    game_options, json_flag, positive = options.game_options, options.json_flag, options.positive
 
     p = sub.add_parser("arena", help="a local round-robin of bots with duplicate deals")
     p.add_argument(
@@ -69,7 +71,7 @@ def register(sub: Any) -> None:
     p.add_argument("--view", action="store_true", help="then show the games in the replay viewer")
     game_options(p)
     json_flag(p)
-    p.set_defaults(func=_guard(_then_view(lambda args: cmd_play(args, sdk_cli.parse_options(args.option)))))
+    p.set_defaults(func=_guard(_then_view(lambda args: cmd_play(args, options.parse_options(args.option)))))
 
     p = group.add_parser("check", help="a conformance check: timing, legality, concurrency, shutdown")
     p.add_argument("bot", nargs="?", help="mybot.py[:Class], a reference name, or a bot.toml's directory")
@@ -78,7 +80,7 @@ def register(sub: Any) -> None:
     p.add_argument("--decision-ms", type=positive, default=2000)
     game_options(p)
     json_flag(p)
-    p.set_defaults(func=_guard(lambda args: cmd_check(args, sdk_cli.parse_options(args.option))))
+    p.set_defaults(func=_guard(lambda args: cmd_check(args, options.parse_options(args.option))))
 
 
 def _cmd_option(p: argparse.ArgumentParser, help: str, *, repeat: bool = False) -> None:
@@ -312,7 +314,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     from bot_sdk.command import command_spec
 
     specs = sdk_cli.bot_specs(args.bots) + [command_spec(c) for c in args.cmd or []]
-    config = sdk_cli.parse_options(args.option)
+    config = options.parse_options(args.option)
     table = min(args.table, len(specs))
     blocks = plan_round_robin(len(specs), table, args.deals, args.seed)
     with progress_bar(len(blocks) * table, "games", args.json) as bar:

@@ -15,9 +15,9 @@ from typing import Any
 from arena.matches import BotExitedError, MatchPlan, ProcessExit, RefereeClient, RemoteRun, play_matches
 from bot_sdk import command
 from bot_sdk.loader import load_bot
-from bot_sdk.stats import derive_seed
 from referee.faults import FaultKind, short_reason
 from referee.rules.registry import make_variant
+from referee.rules.seeding import derive_seed
 
 
 @dataclass(slots=True)

@@ -20,8 +20,9 @@ from typing import Any
 from bot_sdk import command
 from bot_sdk.loader import load_bot, spec_label
 from bot_sdk.play import play_match
-from bot_sdk.stats import derive_seed, t_interval
+from referee.clikit.stats import t_interval
 from referee.rules.registry import make_variant
+from referee.rules.seeding import derive_seed
 
 
 @dataclass(frozen=True, slots=True)

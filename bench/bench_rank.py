@@ -40,9 +40,9 @@ from scipy import stats
 
 from arena.tournament import Block
 from bot_sdk.play import play_match
-from bot_sdk.stats import derive_seed
 from games.classic.bots import HeuristicBot
 from referee.rules.registry import make_variant
+from referee.rules.seeding import derive_seed
 from workers.planning import adaptive
 from workers.stats import ranking
 

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.tournament import Block, play_block
-from bot_sdk.stats import derive_seed
 from games.classic.bots import HeuristicBot
 from games.classic.rules.classic import ClassicView
+from referee.rules.seeding import derive_seed
 from workers.planning import sprt
 
 FIELD = ("random", "heuristic", "lowest")

@@ -28,15 +28,17 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot_sdk import tables
 from bot_sdk.loader import BotLoadError, load_bot, spec_label
 from bot_sdk.play import BotError, play_match
-from bot_sdk.progress import progress_bar
-from bot_sdk.stats import derive_seed, interval_json, t_interval
 from referee import settings as settings_module
+from referee.clikit import tables
+from referee.clikit.options import game_options, json_flag, parse_options, positive
+from referee.clikit.progress import progress_bar
+from referee.clikit.stats import interval_json, t_interval
 from referee.rules.config import describe
 from referee.rules.errors import RulesError
 from referee.rules.registry import VARIANTS, make_variant
+from referee.rules.seeding import derive_seed
 from referee.rules.transcript import Transcript, replay, verify
 
 
@@ -252,48 +254,6 @@ def _version() -> str:
         return version("sixnimmt-arena")
     except PackageNotFoundError:
         return "unknown (not installed)"
-
-
-def json_flag(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
-
-
-def game_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--variant", default="classic")
-    p.add_argument(
-        "-o",
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a variant option, e.g. -o professional=true -o target=None (see 'sixnimmt variants')",
-    )
-    p.add_argument("--seed", type=int, default=1)
-
-
-def positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` pairs to a config mapping; values are JSON where they parse (None → null)."""
-    config: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise RulesError(f"option {pair!r} is not KEY=VALUE")
-        text = raw.strip()
-        if text in ("None", "none"):
-            config[key.strip()] = None
-            continue
-        try:
-            config[key.strip()] = json.loads(text)
-        except json.JSONDecodeError:
-            config[key.strip()] = text
-    return config
 
 
 def bot_specs(text: str) -> list[str]:

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from bot_sdk import cli
-from bot_sdk.cli import main, parse_options
+from bot_sdk.cli import main
+from referee.clikit.options import parse_options
 
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "cautious_bot.py")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from testkit import read_until_closed, sixnimmt
 
-from bot_sdk.progress import STEP_PERCENT, ProgressLines
+from referee.clikit.progress import STEP_PERCENT, ProgressLines
 
 LINE = re.compile(r"sixnimmt: (\d+)/(\d+) (\w+) \((\d+)%\), \d+:\d\d elapsed(?:, about \d+:\d\d left)?")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from testkit import read_until_closed, sixnimmt, table_rows
 
-from bot_sdk import tables
+from referee.clikit import tables
 
 PROJECT = Path(__file__).resolve().parents[2]
 ONE_HAND = ["-o", "hands=1"]
@@ -158,7 +158,7 @@ def test_rows_must_fit_the_columns() -> None:
 
 def test_on_a_terminal_the_table_fits_and_wraps_without_cutting() -> None:
     script = (
-        "from bot_sdk.tables import print_table\n"
+        "from referee.clikit.tables import print_table\n"
         "print_table(['bot', 'reason'], [['a_bot_with_a_long_name', 'the quick brown fox jumps over the lazy"
         " dog ' * 3]])\n"
     )

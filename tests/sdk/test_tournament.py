@@ -11,7 +11,7 @@ import pytest
 from arena.tournament import MatchRecord, game_tasks, plan_round_robin, run_tournament, standings
 from bot_sdk.loader import load_bot
 from bot_sdk.play import play_match
-from bot_sdk.stats import t_interval, t_quantile_975
+from referee.clikit.stats import t_interval, t_quantile_975
 from referee.rules import make_variant
 
 

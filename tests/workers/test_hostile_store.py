@@ -24,7 +24,7 @@ import pytest
 from sqlalchemy import Engine, func, select, update
 from testkit import sixnimmt as run_cli
 
-from bot_sdk.tables import printable, printable_json
+from referee.clikit.tables import printable, printable_json
 from workers import league
 from workers.bots import accounts, artifacts
 from workers.bots.artifacts import SubmissionError, pack

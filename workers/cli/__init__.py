@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from bot_sdk import cli as sdk_cli
-from bot_sdk import tables
-from bot_sdk.cli import parse_options
-from bot_sdk.progress import progress_bar
+from referee.clikit import tables
+from referee.clikit.options import parse_options
+from referee.clikit.progress import progress_bar
 from referee.rules.registry import make_variant
 from referee.settings import load as load_settings
 from workers.cli import running

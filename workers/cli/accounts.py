@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from bot_sdk import tables
+from referee.clikit import tables
 
 ACCOUNT_COMMANDS = ("account", "key")
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot_sdk.bots import REFERENCE_BOTS
-from bot_sdk.cli import parse_options
-from bot_sdk.progress import progress_bar
+from referee.clikit.options import parse_options
+from referee.clikit.progress import progress_bar
 from referee.rules.registry import find_variant, make_variant
 from referee.rules.spec import game_of
 from referee.settings import load as load_settings

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 
 from arena.tournament import Block, plan_round_robin
-from bot_sdk.stats import derive_seed
+from referee.rules.seeding import derive_seed
 from workers.planning.errors import PlanError
 from workers.planning.formats import plan_sampled, tables_per_bot
 

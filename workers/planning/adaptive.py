@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from arena.tournament import Block
-from bot_sdk.stats import derive_seed
 from referee.rules.registry import make_variant
+from referee.rules.seeding import derive_seed
 from workers.planning.errors import PlanError
 from workers.stats import ranking
 

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from arena.tournament import Block
-from bot_sdk.stats import derive_seed
+from referee.rules.seeding import derive_seed
 from workers.planning.errors import PlanError
 
 MAX_TABLES = 200_000

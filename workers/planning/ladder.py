@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.tournament import Block
-from bot_sdk.stats import derive_seed
+from referee.rules.seeding import derive_seed
 from workers.planning import formats
 from workers.planning.errors import PlanError
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arena.tournament import Block
-from bot_sdk.stats import derive_seed
 from referee.rules.registry import make_variant
+from referee.rules.seeding import derive_seed
 from workers.planning import PlanError
 
 KIND = "sprt"

@@ -112,7 +112,7 @@ def league_reasons(engine: Any, league: Any) -> dict[str, dict[str, list[dict[st
 
 def print_reasons(reasons: dict[str, dict[str, list[dict[str, Any]]]], limit: int = 5) -> None:
     """The reasons of :func:`league_reasons` as a table, at most ``limit`` of each kind per bot."""
-    from bot_sdk import tables
+    from referee.clikit import tables
 
     lines: list[list[object]] = []
     for bot, summary in sorted(reasons.items()):

@@ -4,8 +4,8 @@ What it knows: whatever the league showed in public when its author wrote it (``
 in by the test: every number that ``league status --json`` and the dashboard's API printed, the
 commitment, the seeds of the matches already played), its own environment, the old default
 seed (1) and small seeds, and how deal seeds used to follow from a league seed
-(``bot_sdk.stats.derive_seed`` of ``seed/table/t/deal/d`` and the other formats' paths), for every
-table number. It searches those for a deal that gives it the rows and hand it was dealt; the
+(``referee.rules.seeding.derive_seed`` of ``seed/table/t/deal/d`` and the other formats'
+paths), for every table number. It searches those for a deal that gives it the rows and hand it was dealt; the
 deal found (or, if none fits, its best guess: the old default seed's first table) is its
 prediction. At its first decision in each match it reports the prediction by raising
 ``RuntimeError("hostile deals: FOUND|GUESSED seed … deal […]")``, so it lands in the seat's
@@ -20,9 +20,9 @@ import re
 import threading
 
 from bot_sdk import ClassicBot
-from bot_sdk.stats import derive_seed
 from referee.rules.chance import SeededChance
 from referee.rules.registry import make_variant
+from referee.rules.seeding import derive_seed
 
 PUBLIC = json.loads(r"""__PUBLIC__""")
 SMALL_SEEDS = range(64)

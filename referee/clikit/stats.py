@@ -1,22 +1,14 @@
-"""What a run of games needs beside the games: a seed per game, and the interval of a mean.
+"""The interval of a mean, as the commands report it: the 95% t interval over blocks, and its JSON.
 
-``sixnimmt play`` (here, in the SDK) and the platform's tournaments, ``bot play`` and leagues
-(:mod:`arena`, :mod:`workers`) share them, so the same seed gives the same games everywhere.
+``sixnimmt play`` (the SDK), the platform's standings (``arena``, ``bot play``) and their
+``--json`` share it. Each game's seed is the seeding contract's, :mod:`referee.rules.seeding`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import statistics
 from collections.abc import Sequence
-
-
-def derive_seed(seed: int, *path: int | str) -> int:
-    """A 63-bit seed derived from a parent seed and a path (table, deal, …)."""
-    text = "/".join(map(str, (seed, *path)))
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
-
 
 T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
          2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
