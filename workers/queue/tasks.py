@@ -12,7 +12,7 @@ from sqlalchemy.exc import OperationalError
 from arena.matches import RemoteError
 from referee.settings import load as load_settings
 from workers.play import warm
-from workers.play.execute import BlockError, play_with_pending, worker_name
+from workers.play.execute import BlockError, BlockStatus, play_with_pending, worker_name
 from workers.queue import messages, reconcile
 from workers.queue import routing as warm_routing
 from workers.queue.app import app
@@ -62,7 +62,7 @@ def play_block(self: Any, *args: Any, **kwargs: Any) -> str:
     if pool is not None and self.request.hostname:
         # Where the next blocks of these bots should go (workers.queue.routing).
         warm_routing.publish(self.request.hostname, pool.warm_versions())
-    if outcome.status == "leased elsewhere":
+    if outcome.status == BlockStatus.LEASED_ELSEWHERE:
         # Being played under a live lease: look again once it would have run out. If its player
         # died (even an earlier run of this very task that could not record its failure), the
         # block is claimed then; if it lives, the block is stored and this copy does nothing.
@@ -71,7 +71,7 @@ def play_block(self: Any, *args: Any, **kwargs: Any) -> str:
         raise self.retry(
             exc=repo.LeaseHeldError(f"block {block_id} is leased"), countdown=max(1, min(60, left + 1))
         )
-    if any(o.status == "stored" for o in outcomes):
+    if any(o.status == BlockStatus.STORED for o in outcomes):
         # Whoever stores the last block of a round adds the next one (the reconciliation would too).
         try:
             reconcile.advance(engine(), message.league, send_block)
