@@ -71,7 +71,7 @@ LOCAL_SEAT_KEY = b"sixnimmt-arena local tournament"
 leagues of submitted bots use a secret key per league)."""
 
 
-def play_block(
+def play_block_in_process(
     block: Block,
     variant: str,
     config: Mapping[str, Any],

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from arena.tournament import Block, play_block
+from arena.tournament import Block, play_block_in_process
 from workers.planning import rounds, sprt
 from workers.planning.sprt import Settings
 from workers.stats import ranking
@@ -163,7 +163,7 @@ def rows_of(block: Block, test: InProcessTest, next_match: int) -> list[dict[str
     """A block's seat results, shaped as ``repo.league_results`` returns them."""
     config = {**test.config, "players": len(block.entrants)}
     rows = []
-    for rotation, record in enumerate(play_block(block, test.variant, config, test.entrants)):
+    for rotation, record in enumerate(play_block_in_process(block, test.variant, config, test.entrants)):
         for seat, position in enumerate(record.seating):
             rows.append(
                 {

@@ -25,7 +25,7 @@ its files are its own. As another user, bwrap makes a user namespace mapping onl
 Without ``bwrap`` (Debian: ``apt-get install bubblewrap``) or without libseccomp and its binding
 ``pyseccomp``, :class:`Sandbox` refuses to start (:class:`SandboxError`); it never runs a bot
 unconfined. Tests of the rest of the league run bots
-without any launcher instead (``play_block(..., sandbox=False)``).
+without any launcher instead (``claim_and_play(..., sandbox=False)``).
 """
 
 from __future__ import annotations
