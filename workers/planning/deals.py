@@ -87,8 +87,8 @@ def plan_seeds(
 ) -> set[int]:  # fmt: skip
     """The plan seeds block ``number`` of such a league can have (one, but a ladder's depends on how
     many entrants it had when the block's round was planned: one per possible count)."""
-    # The formats' planners (adaptive brings the ranking, 15 ms): only when deals are verified, not
-    # when the command line's root loads this module (draw) at start-up.
+    # The formats' planners (adaptive brings the ranking and its numerical code): only when deals
+    # are verified, not when the command line's root loads this module (draw) at start-up.
     from workers import planning
     from workers.planning import adaptive, ladder, sprt
 

@@ -203,7 +203,8 @@ def _uncertain(
     league: Any, results: Any, blocks: Sequence[Block], rule_: LadderRule, room: int
 ) -> list[Block]:
     """Up to ``room`` tables for the pairs whose order is in doubt (:mod:`workers.planning.adaptive`)"""
-    # adaptive brings the ranking (15 ms): not when the command line's root loads ladder at start-up.
+    # adaptive brings the ranking and its numerical code: not when the command line's root loads
+    # ladder at start-up.
     from workers.planning import adaptive
 
     asked = dataclasses.replace(

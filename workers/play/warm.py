@@ -89,7 +89,7 @@ class WarmBot:
 
 MEMORY_READING_S = 1.0
 """A warm bot's memory reading is reused for this long: every block gives back four bots, and each
-give-back checks the pool's bound over every bot (about 0.1 ms of ``/proc`` reads per bot)."""
+give-back checks the pool's bound over every bot (a few ``/proc`` reads per bot)."""
 
 
 class WarmPool:
