@@ -225,20 +225,26 @@ class QueueDepth:
         return [self._depth(), self._up()]
 
     def collect(self) -> Iterable[GaugeMetricFamily]:
-        import redis
-        from kombu.transport.redis import PRIORITY_STEPS, Channel
+        # kombu: only where a worker serves metrics (this module is imported by every command).
+        from kombu import Connection
+        from kombu.exceptions import ChannelError
 
         depth, up = self._depth(), self._up()
         try:
-            client = redis.Redis.from_url(self.broker_url, socket_timeout=2, socket_connect_timeout=2)
-            try:
+            options = {"socket_timeout": 2}
+            with Connection(self.broker_url, connect_timeout=2, transport_options=options) as conn:
                 for queue in self.queues:
-                    # kombu keeps a queue's messages of each priority step in a list of its own
-                    keys = [queue, *(f"{queue}{Channel.sep}{step}" for step in PRIORITY_STEPS if step)]
-                    depth.add_metric([queue], sum(int(client.llen(key)) for key in keys))
-            finally:
-                client.close()
-        except redis.RedisError as exc:
+                    # A passive declaration (kombu's public API) counts every message waiting in
+                    # the queue, whatever the broker keeps them in; no queue yet: nothing waits.
+                    channel = conn.channel()
+                    try:
+                        waiting = channel.queue_declare(queue=queue, passive=True).message_count
+                        depth.add_metric([queue], waiting)
+                    except ChannelError:
+                        depth.add_metric([queue], 0)
+                    finally:
+                        channel.close()
+        except Exception as exc:
             log.warning("cannot read the queue depth from the broker: %s", exc)
             up.add_metric([], 0)
             return [up]
