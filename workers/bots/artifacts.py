@@ -30,6 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from bot_sdk.command import BOT_TOML, CommandError, read_manifest
+from referee.settings import load
 
 if TYPE_CHECKING:
     from referee.settings import Settings
@@ -58,8 +59,6 @@ class SubmissionLimits:
     def from_settings(cls, settings: Settings | None = None) -> SubmissionLimits:
         """The limits from ``SIXNIMMT_BOT_MAX_BYTES`` and ``SIXNIMMT_SUBMIT_MAX_*``."""
         if settings is None:
-            from referee.settings import load
-
             settings = load()
         return cls(settings.bot_max_bytes, settings.submit_max_files, settings.submit_max_path)
 

@@ -18,7 +18,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from arena.matches import STDERR_TAIL_CHARS, ProcessExit
+from referee.clikit import tables
 from referee.faults import MAX_REASON_CHARS, FaultKind, bounded, short_reason
+from workers.store import repo
 
 MAX_DETAIL_FAULTS = 16
 """Reasons stored per seat (the referee already bounds them; this bounds what the store takes)."""
@@ -101,8 +103,6 @@ def summarise(details: Iterable[dict[str, Any] | None]) -> dict[str, list[dict[s
 
 def league_reasons(engine: Any, league: Any) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """Per bot (``name@version``) of a league: its distinct fault reasons and process exits."""
-    from workers.store import repo
-
     labels = {v.id: f"{v.bot}@{v.version}" for v in league.entrants}
     details: dict[str, list[dict[str, Any] | None]] = {}
     for version_id, text in repo.fault_details(engine, league.id):
@@ -112,8 +112,6 @@ def league_reasons(engine: Any, league: Any) -> dict[str, dict[str, list[dict[st
 
 def print_reasons(reasons: dict[str, dict[str, list[dict[str, Any]]]], limit: int = 5) -> None:
     """The reasons of :func:`league_reasons` as a table, at most ``limit`` of each kind per bot."""
-    from referee.clikit import tables
-
     lines: list[list[object]] = []
     for bot, summary in sorted(reasons.items()):
         for fault in summary["faults"][:limit]:

@@ -135,8 +135,6 @@ class ProcessGroup:
             group.kill()
 
     def __call__(self, argv: list[str], env: dict[str, str], **options: Any) -> subprocess.Popen[bytes]:
-        import subprocess
-
         if self.launch is None:
             process: subprocess.Popen[bytes] = subprocess.Popen(
                 argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, **options

@@ -34,6 +34,7 @@ import contextlib
 import functools
 import json
 import os
+import pwd
 import select
 import shlex
 import shutil
@@ -48,11 +49,13 @@ import time
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from importlib import metadata
 from importlib import util as import_util
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from bot_sdk.command import CommandError, check_confined
+from referee.settings import load as load_settings
 from workers.sandbox import cgroups, seccomp
 
 if TYPE_CHECKING:
@@ -123,9 +126,7 @@ class Limits:
     def from_settings(cls, settings: Settings | None = None) -> Limits:
         """The limits from ``SIXNIMMT_SANDBOX_*`` (or from ``settings``)."""
         if settings is None:
-            from referee.settings import load
-
-            settings = load()
+            settings = load_settings()
         return cls(
             cpu_s=settings.sandbox_cpu_s,
             memory_mb=settings.sandbox_memory_mb,
@@ -853,8 +854,6 @@ def _is_program(path: str) -> bool:
 
 
 def _home_directories() -> set[str]:
-    import pwd
-
     homes = {entry.pw_dir.rstrip("/") for entry in pwd.getpwall()} | {os.path.expanduser("~").rstrip("/")}
     return {home for home in homes if home}  # "/" (a daemon's home) is no home to exclude
 
@@ -876,8 +875,6 @@ def _environment(env: Mapping[str, str], directory: Path) -> dict[str, str]:
 @functools.cache
 def _project_installed() -> bool:
     """Whether this interpreter imports the project without help (an editable or real install)."""
-    from importlib import metadata
-
     try:
         metadata.distribution("sixnimmt-arena")
     except metadata.PackageNotFoundError:
@@ -892,9 +889,8 @@ def _needed_paths() -> list[str]:
         os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
     }
     paths.add(os.path.dirname(os.path.realpath(sys.executable)))
-    from importlib.metadata import entry_points
 
-    games = {point.module.partition(".")[0] for point in entry_points(group="sixnimmt.games")}
+    games = {point.module.partition(".")[0] for point in metadata.entry_points(group="sixnimmt.games")}
     for package in (*PROJECT_PACKAGES, *sorted(games)):
         spec = import_util.find_spec(package)
         for location in (spec.submodule_search_locations or []) if spec else []:

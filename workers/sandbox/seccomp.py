@@ -143,6 +143,8 @@ def filter_fd() -> int:
 
 def _binding() -> Any:
     try:
+        # The server extra's binding: optional, so that the module imports where it is missing and
+        # the sandbox can say why it refuses to start.
         import pyseccomp  # type: ignore[import-untyped]
     except ImportError as exc:
         raise SeccompUnavailable(

@@ -428,7 +428,7 @@ def _top1(data: Results, rows: np.ndarray) -> list[tuple[int, tuple[int, ...]]]:
 def _pl_strengths(
     entrants: int, choices: Sequence[tuple[int, tuple[int, ...]]], played: np.ndarray
 ) -> np.ndarray:
-    import choix
+    import choix  # only the Plackett-Luce method needs it: not imported with the ranking
 
     out = np.zeros(entrants)
     if not choices:
