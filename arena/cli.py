@@ -29,7 +29,7 @@ from referee.rules.registry import make_variant
 from referee.rules.seeding import derive_seed
 
 if TYPE_CHECKING:
-    from arena.matches import RemoteRun
+    from arena.matches import MatchRun
 
 # The commands import the referee client (gRPC), the tournament and the conformance check when
 # they run, not when `sixnimmt --help` registers them.
@@ -126,11 +126,11 @@ def _guard(command: Command) -> Command:
     """A referee that could not be started or reached, or refused a request: one line, status 2."""
 
     def run(args: argparse.Namespace) -> int:
-        from arena.matches import RemoteError
+        from arena.matches import RefereeError
 
         try:
             return int(command(args) or 0)
-        except RemoteError as exc:
+        except RefereeError as exc:
             print(f"sixnimmt: error: {tables.printable(exc, lines=True)}", file=sys.stderr)
             return 2
 
@@ -157,7 +157,7 @@ def _entrants(bot: str, against: str) -> tuple[list[str], dict[str, str]]:
 
 def _play(
     args: argparse.Namespace, config: dict[str, Any], names: list[str], specs: dict[str, str]
-) -> RemoteRun:
+) -> MatchRun:
     from arena.matches import MatchPlan, play_matches
     from arena.tournament import LOCAL_SEAT_KEY
 
@@ -242,7 +242,7 @@ def print_reasons(rows: list[dict[str, Any]]) -> None:
                 print(f"    {line}")
 
 
-def _summarise(names: list[str], run: RemoteRun) -> list[dict[str, Any]]:
+def _summarise(names: list[str], run: MatchRun) -> list[dict[str, Any]]:
     rows = []
     for name in names:
         seats = [s for m in run.matches for s in m.seats if s.entrant == name]

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.matches import BotExitedError, MatchPlan, ProcessExit, RefereeClient, RemoteRun, play_matches
+from arena.matches import BotExitedError, MatchPlan, MatchRun, ProcessExit, RefereeClient, play_matches
 from bot_sdk import command
 from bot_sdk.loader import load_bot
 from referee.faults import FaultKind, short_reason
@@ -129,7 +129,7 @@ def check(
         plans.append(MatchPlan(seating, derive_seed(seed, "check", g)))
     extra: dict[str, Any] = {"launch": launch} if launch is not None else {}
     try:
-        run: RemoteRun = play_matches(
+        run: MatchRun = play_matches(
             specs,
             plans,
             variant=variant,

@@ -39,7 +39,7 @@ STDERR_TAIL_CHARS = 4096
 """The end of a bot's stderr reported with its exit (stored with a seat's faults)."""
 
 
-class RemoteError(RuntimeError):
+class RefereeError(RuntimeError):
     """The referee could not be started or reached, or refused a request."""
 
 
@@ -69,7 +69,7 @@ class SeatOutcome:
 
 
 @dataclass(slots=True)
-class RemoteMatch:
+class FinishedMatch:
     """A finished match."""
 
     match_id: str
@@ -111,7 +111,7 @@ class RefereeClient:
             except grpc.RpcError:
                 pass
             if time.monotonic() > deadline:
-                raise RemoteError(f"the referee at {self.address} is not serving after {timeout:.0f} s")
+                raise RefereeError(f"the referee at {self.address} is not serving after {timeout:.0f} s")
             time.sleep(0.05)
 
     def create_matches(
@@ -156,7 +156,7 @@ class RefereeClient:
         try:
             response = self.stub.CreateMatches(request, timeout=self.timeout, metadata=self.metadata)
         except grpc.RpcError as exc:
-            raise RemoteError(f"CreateMatches failed: {_describe(exc)}") from exc
+            raise RefereeError(f"CreateMatches failed: {_describe(exc)}") from exc
         return list(response.match_ids), {t.entrant: t.token for t in response.tokens}
 
     def open_standing(self, name: str = "") -> str:
@@ -166,7 +166,7 @@ class RefereeClient:
                 referee_pb2.OpenStandingRequest(name=name), timeout=self.timeout, metadata=self.metadata
             )
         except grpc.RpcError as exc:
-            raise RemoteError(f"OpenStanding failed: {_describe(exc)}") from exc
+            raise RefereeError(f"OpenStanding failed: {_describe(exc)}") from exc
         return str(reply.token)
 
     def close_standing(self, tokens: Sequence[str], reason: str = "") -> int:
@@ -178,10 +178,10 @@ class RefereeClient:
                 metadata=self.metadata,
             )
         except grpc.RpcError as exc:
-            raise RemoteError(f"CloseStanding failed: {_describe(exc)}") from exc
+            raise RefereeError(f"CloseStanding failed: {_describe(exc)}") from exc
         return int(reply.closed)
 
-    def results(self, match_ids: Sequence[str], *, timeout: float | None = None) -> Iterator[RemoteMatch]:
+    def results(self, match_ids: Sequence[str], *, timeout: float | None = None) -> Iterator[FinishedMatch]:
         """Each match's result once it has finished, in the order given; ``timeout`` bounds the
         whole call.
 
@@ -207,9 +207,9 @@ class RefereeClient:
         finally:
             stream.cancel()
         if done < len(match_ids):
-            raise RemoteError(f"GetResults ended after {done} of {len(match_ids)} results")
+            raise RefereeError(f"GetResults ended after {done} of {len(match_ids)} results")
 
-    def _results_one_by_one(self, match_ids: Sequence[str], timeout: float | None) -> Iterator[RemoteMatch]:
+    def _results_one_by_one(self, match_ids: Sequence[str], timeout: float | None) -> Iterator[FinishedMatch]:
         """:meth:`results` from a referee that has only ``GetResult``: calls waiting at once."""
         pending: deque[tuple[str, Any]] = deque()
         ids = iter(match_ids)
@@ -236,7 +236,7 @@ class RefereeClient:
             for _, call in pending:
                 call.cancel()
 
-    def result(self, match_id: str, *, wait: bool = True, timeout: float | None = None) -> RemoteMatch:
+    def result(self, match_id: str, *, wait: bool = True, timeout: float | None = None) -> FinishedMatch:
         """A match's result; with ``wait``, once it has finished."""
         try:
             reply = self.stub.GetResult(
@@ -249,9 +249,9 @@ class RefereeClient:
         return _match_from_wire(reply)
 
 
-def _result_failed(match_id: str, exc: grpc.RpcError) -> RemoteError:
+def _result_failed(match_id: str, exc: grpc.RpcError) -> RefereeError:
     """The error of a failed read of ``match_id``'s result, whichever call read it."""
-    return RemoteError(f"GetResult({match_id}) failed: {_describe(exc)}")
+    return RefereeError(f"GetResult({match_id}) failed: {_describe(exc)}")
 
 
 def _describe(exc: grpc.RpcError) -> str:
@@ -260,7 +260,7 @@ def _describe(exc: grpc.RpcError) -> str:
     return str(exc)
 
 
-def _match_from_wire(reply: game_pb2.MatchResult) -> RemoteMatch:
+def _match_from_wire(reply: game_pb2.MatchResult) -> FinishedMatch:
     status = wire.STATUS_FROM_WIRE.get(reply.status, "unknown")
     seats = [
         SeatOutcome(
@@ -278,7 +278,7 @@ def _match_from_wire(reply: game_pb2.MatchResult) -> RemoteMatch:
         for s in reply.seats
     ]
     transcript = json.loads(reply.transcript_json) if reply.transcript_json else {}
-    return RemoteMatch(reply.match_id, status, seats, reply.digest, transcript, reply.error)
+    return FinishedMatch(reply.match_id, status, seats, reply.digest, transcript, reply.error)
 
 
 def python_command(*args: str) -> list[str]:
@@ -314,7 +314,7 @@ def local_referee(env: Mapping[str, str] | None = None) -> Iterator[RefereeClien
             while not ready.exists():
                 if process.poll() is not None or time.monotonic() > deadline:
                     log.seek(0)
-                    raise RemoteError(f"the referee did not start:\n{log.read()[-2000:]}")
+                    raise RefereeError(f"the referee did not start:\n{log.read()[-2000:]}")
                 time.sleep(0.02)
             client.wait_serving()
             yield client
@@ -492,10 +492,10 @@ def spawn_bot(
 
 
 @dataclass(slots=True)
-class RemoteRun:
-    """Every match of a remote run, and how each bot process ended."""
+class MatchRun:
+    """Every match of a run on a referee process, and how each bot process ended."""
 
-    matches: list[RemoteMatch]
+    matches: list[FinishedMatch]
     exit_codes: dict[str, int | None]
     """Entrant → the bot process's exit status (``None``: killed after it did not stop)."""
     exits: dict[str, ProcessExit] = field(default_factory=dict)
@@ -513,7 +513,7 @@ def play_matches(
     launch: Launcher | None = None,
     seat_key: bytes = b"",
     **time_control: Any,
-) -> RemoteRun:
+) -> MatchRun:
     """Play ``plans`` with each entrant (a key of ``specs``) as one bot process.
 
     ``launch`` starts the bot processes (see :func:`spawn_bot`).
@@ -563,7 +563,7 @@ def play_matches(
     grace = 0.0  # a run that stops early has nothing left for its bots to finish
     try:
         results = []
-        ended: Iterable[RemoteMatch] = (
+        ended: Iterable[FinishedMatch] = (
             (_wait_result(client, match_id, watched, plans, ids) for match_id in ids)
             if watched
             else client.results(ids, timeout=24 * 3600)
@@ -573,7 +573,7 @@ def play_matches(
             if progress:
                 progress(1)
         grace = 10.0
-        return RemoteRun(results, exit_codes, exits)
+        return MatchRun(results, exit_codes, exits)
     finally:
         for entrant, process in processes.items():
             try:
@@ -601,7 +601,7 @@ def matches_at_once() -> int:
     return max(1, min(2000, load_settings().keep_results // 2))
 
 
-def _joined(parts: Sequence[RemoteRun]) -> RemoteRun:
+def _joined(parts: Sequence[MatchRun]) -> MatchRun:
     """One run of consecutive parts: every match in order; per entrant, the first exit of a part
     that did not end cleanly, else the last."""
     matches = [match for part in parts for match in part.matches]
@@ -614,10 +614,10 @@ def _joined(parts: Sequence[RemoteRun]) -> RemoteRun:
             exit_codes[entrant] = code
             if entrant in part.exits:
                 exits[entrant] = part.exits[entrant]
-    return RemoteRun(matches, exit_codes, exits)
+    return MatchRun(matches, exit_codes, exits)
 
 
-class BotExitedError(RemoteError):
+class BotExitedError(RefereeError):
     """A command bot's process ended while games it plays in were still running."""
 
     def __init__(self, entrant: str, exit: ProcessExit) -> None:
@@ -636,12 +636,12 @@ def _wait_result(
     watched: Mapping[str, BotProcess],
     plans: Sequence[MatchPlan],
     ids: Sequence[str],
-) -> RemoteMatch:
+) -> FinishedMatch:
     """``match_id``'s result once it is over; :class:`BotExitedError` when a watched bot ends first."""
     while True:
         try:
             return client.result(match_id, wait=True, timeout=0.5)
-        except RemoteError as exc:
+        except RefereeError as exc:
             cause = exc.__cause__
             if not (isinstance(cause, grpc.Call) and cause.code() == grpc.StatusCode.DEADLINE_EXCEEDED):
                 raise
@@ -684,7 +684,7 @@ class Lanes:
             out.setdefault(entrant, []).append(lane)
         return out
 
-    def run(self, run: RemoteRun) -> RemoteRun:
+    def run(self, run: MatchRun) -> MatchRun:
         """A run of :attr:`plans` told by entrant, as if each entrant had been one process: every
         seat (and each transcript's ``meta.seats``) names its entrant again; an entrant's exit is
         the first of its lanes' that did not end cleanly, else lane 0's (a fault of any lane is the
@@ -701,9 +701,9 @@ class Lanes:
             code = next((lane for lane in codes if run.exit_codes[lane] != 0), codes[0] if codes else None)
             if code is not None:
                 exit_codes[entrant] = run.exit_codes[code]
-        return RemoteRun(matches, exit_codes, exits)
+        return MatchRun(matches, exit_codes, exits)
 
-    def match(self, match: RemoteMatch) -> RemoteMatch:
+    def match(self, match: FinishedMatch) -> FinishedMatch:
         """``match`` with its seats named by entrant again (see :meth:`run`)."""
         seats = [replace(s, entrant=self.owner.get(s.entrant, s.entrant)) for s in match.seats]
         transcript = match.transcript
@@ -747,7 +747,7 @@ def play_lanes(
     *,
     remote: Mapping[str, str] | None = None,
     **options: Any,
-) -> RemoteRun:
+) -> MatchRun:
     """:func:`play_matches` with each entrant split into lanes (:func:`deal_lanes`): no process it
     starts plays two seats of one deal. The run is told by entrant (:meth:`Lanes.run`).
 

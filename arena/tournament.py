@@ -223,7 +223,7 @@ def run_tournament(
     names = unique_names([spec_label(s) for s in specs])
     records: list[MatchRecord] = []
     if remote:
-        records = _play_remote(blocks, names, specs, variant, config, progress, time_control or {})
+        records = _play_on_referee(blocks, names, specs, variant, config, progress, time_control or {})
     elif processes <= 1:
         for block in blocks:
             for rotation in range(table_size):
@@ -244,7 +244,7 @@ def run_tournament(
     return standings(names, records, higher_is_better=game.higher_is_better), records
 
 
-def _play_remote(
+def _play_on_referee(
     blocks: Sequence[Block],
     names: Sequence[str],
     specs: Sequence[str],

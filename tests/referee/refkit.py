@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.matches import BotProcess, RefereeClient, RemoteMatch, spawn_bot
+from arena.matches import BotProcess, FinishedMatch, RefereeClient, spawn_bot
 from arena.tournament import LOCAL_SEAT_KEY
 from bot_sdk.play import play_match
 from games.classic.bots import RandomBot
@@ -85,11 +85,11 @@ class SeatDecision:
     default: Action
 
 
-def transcript_of(match: RemoteMatch) -> Transcript:
+def transcript_of(match: FinishedMatch) -> Transcript:
     return Transcript.from_json(match.transcript)
 
 
-def seat_decisions(match: RemoteMatch, seat: int) -> list[SeatDecision]:
+def seat_decisions(match: FinishedMatch, seat: int) -> list[SeatDecision]:
     """Every decision ``seat`` faced in the match, with the action taken and the default one."""
     transcript = transcript_of(match)
     variant = make_variant(transcript.variant, transcript.config)

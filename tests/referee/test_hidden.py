@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from refkit import Processes, read_log, seat_decisions, transcript_of
 
-from arena.matches import MatchPlan, RefereeClient, RemoteMatch
+from arena.matches import FinishedMatch, MatchPlan, RefereeClient
 from games.classic.rules.classic import CardsRevealed
 from referee.rules.chance import seat_seed
 from referee.rules.core import CHANCE
@@ -41,7 +41,7 @@ class Deal:
     """The (card, seat) pairs revealed in each turn."""
 
 
-def deals_of(match: RemoteMatch) -> list[Deal]:
+def deals_of(match: FinishedMatch) -> list[Deal]:
     transcript = transcript_of(match)
     config = make_variant(transcript.variant, transcript.config).config
     first, size = config.rows, config.hand_size

@@ -17,10 +17,10 @@ import pytest
 from refkit import ONE_HAND, Processes, transcript_of
 
 from arena.matches import (
+    FinishedMatch,
     MatchPlan,
     RefereeClient,
-    RemoteError,
-    RemoteMatch,
+    RefereeError,
     local_referee,
     matches_at_once,
     play_matches,
@@ -133,7 +133,7 @@ def test_an_evicted_match_answers_not_found_and_a_kept_one_its_result_and_events
         for match_id in ids:  # matches end in any order: the 4 that ended last are kept
             try:
                 kept.append(client.result(match_id, timeout=30))
-            except RemoteError as exc:
+            except RefereeError as exc:
                 assert "NOT_FOUND" in str(exc) and "or finished and its result dropped" in str(exc)
                 dropped.append(match_id)
         assert len(kept) == 4 and len(dropped) == 4
@@ -170,7 +170,7 @@ def test_a_run_of_more_games_than_the_referee_keeps_plays_in_parts_and_loses_non
     assert parts.exit_codes == {name: 0 for name in "abcd"}
 
 
-def read_in_reverse_while_played(client: RefereeClient) -> tuple[list[str], list[RemoteMatch]]:
+def read_in_reverse_while_played(client: RefereeClient) -> tuple[list[str], list[FinishedMatch]]:
     """Ten games played by random SDK bots, their results asked in reverse while they are
     played (each waits until its match is over); checks the bots ended cleanly and every result
     came, finished, in the order asked. Returns the match ids and the results read."""
@@ -189,20 +189,20 @@ def read_in_reverse_while_played(client: RefereeClient) -> tuple[list[str], list
 
 def test_results_come_on_one_stream_in_the_order_asked() -> None:
     """``RefereeClient.results`` reads every result on one GetResults stream, in the order asked,
-    each once its match is over; an unknown id ends it with one RemoteError naming that match;
+    each once its match is over; an unknown id ends it with one RefereeError naming that match;
     the stream is the admin's, like GetResult."""
     with local_referee() as client:
         ids, read = read_in_reverse_while_played(client)
         one = client.result(ids[3], timeout=30)
         assert (one.digest, one.transcript, one.seats) == (read[6].digest, read[6].transcript, read[6].seats)
         got: list[str] = []
-        with pytest.raises(RemoteError, match="GetResult\\(no-such-match\\) failed: NOT_FOUND"):
+        with pytest.raises(RefereeError, match="GetResult\\(no-such-match\\) failed: NOT_FOUND"):
             for match in client.results([ids[0], "no-such-match", ids[1]], timeout=30):
                 got.append(match.match_id)
         assert got == [ids[0]]
         stranger = RefereeClient(client.address, admin_token="not the admin's")
         try:
-            with pytest.raises(RemoteError, match="UNAUTHENTICATED"):
+            with pytest.raises(RefereeError, match="UNAUTHENTICATED"):
                 list(stranger.results(ids[:2], timeout=30))
         finally:
             stranger.close()
@@ -217,5 +217,5 @@ def test_results_from_a_referee_without_get_results_are_read_call_by_call(
     monkeypatch.setattr(RefereeService, "GetResults", referee_pb2_grpc.RefereeServicer.GetResults)
     with referee_in_thread(tmp_path) as client:
         ids, _ = read_in_reverse_while_played(client)
-        with pytest.raises(RemoteError, match="GetResult\\(no-such-match\\) failed: NOT_FOUND"):
+        with pytest.raises(RefereeError, match="GetResult\\(no-such-match\\) failed: NOT_FOUND"):
             list(client.results([ids[0], "no-such-match", ids[1]], timeout=30))

@@ -12,12 +12,12 @@ import time
 import pytest
 from refkit import ONE_HAND, Processes
 
-from arena.matches import MatchPlan, RefereeClient, RemoteError, RemoteMatch
+from arena.matches import FinishedMatch, MatchPlan, RefereeClient, RefereeError
 
 KEY = b"standing-test-key"
 
 
-def _results(client: RefereeClient, ids: list[str]) -> list[RemoteMatch]:
+def _results(client: RefereeClient, ids: list[str]) -> list[FinishedMatch]:
     return [client.result(match_id, timeout=60) for match_id in ids]
 
 
@@ -106,9 +106,9 @@ def test_a_crashed_standing_bot_faults_only_its_seats(referee: RefereeClient, bo
 
 def test_unknown_or_closed_standing_tokens_are_refused(referee: RefereeClient) -> None:
     plan = [MatchPlan(("s", "r", "r", "r"), 10)]
-    with pytest.raises(RemoteError, match=r"INVALID_ARGUMENT.*standing token"):
+    with pytest.raises(RefereeError, match=r"INVALID_ARGUMENT.*standing token"):
         referee.create_matches("classic", ONE_HAND, plan, standing={"s": "made-up"})
     token = referee.open_standing()
     referee.close_standing([token])
-    with pytest.raises(RemoteError, match=r"INVALID_ARGUMENT.*standing token"):
+    with pytest.raises(RefereeError, match=r"INVALID_ARGUMENT.*standing token"):
         referee.create_matches("classic", ONE_HAND, plan, standing={"s": token})

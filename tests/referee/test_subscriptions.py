@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from refkit import ONE_HAND, TWO_HANDS, Processes, read_log, transcript_of
 
-from arena.matches import MatchPlan, RefereeClient, RemoteMatch, play_matches
+from arena.matches import FinishedMatch, MatchPlan, RefereeClient, play_matches
 from arena.tournament import LOCAL_SEAT_KEY
 from bot_sdk.bot import Bot
 from bot_sdk.play import play_match
@@ -94,7 +94,7 @@ def test_the_sdk_subscribes_only_when_the_class_overrides_on_events() -> None:
 # -- the table once per step -------------------------------------------------------------------
 
 
-def _expected_views(match: RemoteMatch, seat: int) -> list[object]:
+def _expected_views(match: FinishedMatch, seat: int) -> list[object]:
     """The views ``seat`` was asked with, in order, from the match's transcript."""
     variant, states, _ = replay_states(transcript_of(match))
     asked = [state for state in states if any(d.seat == seat for d in variant.pending(state))]

@@ -9,7 +9,7 @@ import grpc
 import pytest
 from refkit import ONE_HAND, Processes
 
-from arena.matches import MatchPlan, RefereeClient, RemoteError
+from arena.matches import MatchPlan, RefereeClient, RefereeError
 from sixnimmt.v1 import referee_pb2
 
 
@@ -61,7 +61,7 @@ def test_admin_calls_need_the_admin_token(referee: RefereeClient) -> None:
             lambda: stranger.result(match_id, wait=False),
             lambda: stranger.create_matches("classic", ONE_HAND, [MatchPlan(("y",) * 4, 34)]),
         ):
-            with pytest.raises(RemoteError, match="UNAUTHENTICATED"):
+            with pytest.raises(RefereeError, match="UNAUTHENTICATED"):
                 call()
         with pytest.raises(grpc.RpcError) as watched:
             list(stranger.stub.WatchMatch(referee_pb2.WatchMatchRequest(match_id=match_id), timeout=10))

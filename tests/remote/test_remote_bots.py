@@ -17,7 +17,7 @@ import pytest
 from remotekit import Site, start_referee
 from testkit import free_port, sixnimmt, wait_for
 
-from arena.matches import MatchPlan, RemoteError, play_matches
+from arena.matches import MatchPlan, RefereeError, play_matches
 from referee.faults import FaultKind
 from sixnimmt.v1 import referee_pb2
 
@@ -162,13 +162,13 @@ def test_per_key_limits_are_enforced_by_the_referee(site: Site) -> None:
     client = site.admin()
     try:
         plans = [MatchPlan(("x", "a"), seed) for seed in range(3)]
-        with pytest.raises(RemoteError, match="RESOURCE_EXHAUSTED: remote bot 'erin' has no room for 3"):
+        with pytest.raises(RefereeError, match="RESOURCE_EXHAUSTED: remote bot 'erin' has no room for 3"):
             client.create_matches("classic", SHORT, plans, remote={"x": "erin"})
         # Two matches fit its key's limit, and are played by the connected bot.
         run = play_matches({"a": "random"}, plans[:2], client=client, config=SHORT, remote={"x": "erin"})
         assert [m.status for m in run.matches] == ["finished", "finished"]
         assert not any(sum(s.faults.values()) for m in run.matches for s in m.seats)
-        with pytest.raises(RemoteError, match="FAILED_PRECONDITION: remote bot 'nobody' is not connected"):
+        with pytest.raises(RefereeError, match="FAILED_PRECONDITION: remote bot 'nobody' is not connected"):
             client.create_matches("classic", {"players": 2}, plans[:1], remote={"x": "nobody"})
     finally:
         first.process.terminate()

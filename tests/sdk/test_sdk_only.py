@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from arena.matches import MatchPlan, RefereeClient, RemoteError
+from arena.matches import MatchPlan, RefereeClient, RefereeError
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("referee", "games", "bot_sdk", "arena", "workers", "dashboard", "sixnimmt")
@@ -294,7 +294,7 @@ def test_bot_connect_plays_remote_matches_from_the_base_install(
             try:
                 run = play_remote_matches(referee)
                 break
-            except RemoteError as exc:  # not connected yet
+            except RefereeError as exc:  # not connected yet
                 assert "not connected" in str(exc), exc
                 assert process.poll() is None, process.stderr.read() if process.stderr else ""
                 assert time.monotonic() < deadline, "bot connect did not connect within a minute"

@@ -20,10 +20,10 @@ import pytest
 from sqlalchemy import Engine, select
 
 from arena.matches import (
+    FinishedMatch,
     MatchPlan,
+    MatchRun,
     ProcessExit,
-    RemoteMatch,
-    RemoteRun,
     SeatOutcome,
     deal_lanes,
     play_lanes,
@@ -148,7 +148,7 @@ def test_a_run_by_lane_is_told_by_entrant() -> None:
         )
 
     matches = [
-        RemoteMatch(
+        FinishedMatch(
             str(i),
             "finished",
             [seat(s, n) for s, n in enumerate(p.entrants)],
@@ -158,7 +158,7 @@ def test_a_run_by_lane_is_told_by_entrant() -> None:
         for i, p in enumerate(lanes.plans)
     ]
     crashed, clean = ProcessExit(9, stderr="boom"), ProcessExit(0)
-    run = lanes.run(RemoteRun(matches, {"a": 0, lane_a: 9}, {"a": clean, lane_a: crashed}))
+    run = lanes.run(MatchRun(matches, {"a": 0, lane_a: 9}, {"a": clean, lane_a: crashed}))
     assert [[s.entrant for s in m.seats] for m in run.matches] == [["a", "b"], ["b", "a"]]
     assert [m.transcript["meta"]["seats"] for m in run.matches] == [["a", "b"], ["b", "a"]]
     assert run.exits == {"a": crashed} and run.exit_codes == {"a": 9}  # a fault of any lane is the entrant's
@@ -175,7 +175,7 @@ def seatings_plans(seed: int) -> list[MatchPlan]:
     ]
 
 
-def hostile_reasons(run: RemoteRun) -> list[str]:
+def hostile_reasons(run: MatchRun) -> list[str]:
     return [
         reason for m in run.matches for s in m.seats if s.entrant == "hostile" for _, reason, _ in s.reasons
     ]

@@ -23,7 +23,7 @@ from typing import Any
 import grpc
 from sqlalchemy import Engine
 
-from arena.matches import MatchPlan, RefereeClient, RemoteError
+from arena.matches import MatchPlan, RefereeClient, RefereeError
 from referee.settings import load as load_settings
 from sixnimmt.v1 import referee_pb2
 from workers.bots import accounts
@@ -32,7 +32,7 @@ from workers.store import repo
 POLL_S = 1.0
 
 
-class RemoteBlockError(RemoteError):
+class RemoteBlockError(RefereeError):
     """A block's remote entrants cannot be seated (no remote referee, or a bot stays busy)."""
 
 
@@ -91,7 +91,7 @@ def send_keys(
             request, timeout=referee.timeout, metadata=referee.metadata
         )
     except grpc.RpcError as exc:
-        raise RemoteError(f"SetRemoteKeys at {referee.address} failed: {_describe(exc)}") from exc
+        raise RefereeError(f"SetRemoteKeys at {referee.address} failed: {_describe(exc)}") from exc
     return reply
 
 
@@ -103,7 +103,7 @@ def push_keys_if_configured(engine: Engine) -> str | None:
     referee = RefereeClient(settings.remote_referee, timeout=5.0, admin_token=settings.admin_token)
     try:
         closed = push_keys(engine, referee)
-    except RemoteError as exc:
+    except RefereeError as exc:
         return f"the referee was not told ({exc}); it gets the keys with the next remote block"
     finally:
         referee.close()
@@ -121,7 +121,7 @@ def status(referee: RefereeClient, names: Sequence[str]) -> dict[str, dict[str, 
             metadata=referee.metadata,
         )
     except grpc.RpcError as exc:
-        raise RemoteError(f"GetRemoteStatus at {referee.address} failed: {_describe(exc)}") from exc
+        raise RefereeError(f"GetRemoteStatus at {referee.address} failed: {_describe(exc)}") from exc
     return {
         a.account: {"connections": a.connections, "matches": a.matches, "room": a.room}
         for a in reply.accounts

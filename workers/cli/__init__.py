@@ -256,7 +256,7 @@ def _guard(command: Any, *, creates: bool = False, lazy: bool = False) -> Any:
         # The error types of the server extra's modules (SQLAlchemy) and of gRPC: when a command runs.
         from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-        from arena.matches import RemoteError
+        from arena.matches import RefereeError
         from workers.bots.artifacts import SubmissionError
         from workers.planning import PlanError
         from workers.sandbox import SandboxError
@@ -282,7 +282,7 @@ def _guard(command: Any, *, creates: bool = False, lazy: bool = False) -> Any:
             StoreError,
             LeagueCommandError,
             SandboxError,  # no bubblewrap: nothing runs unconfined, and the reason is one line
-            RemoteError,  # a block's referee could not be started or reached
+            RefereeError,  # a block's referee could not be started or reached
             SQLAlchemyError,
         ) as exc:
             print(f"sixnimmt: error: {tables.printable(exc, lines=True)}", file=sys.stderr)

@@ -26,7 +26,7 @@ from typing import Protocol, cast
 
 from sqlalchemy import Engine
 
-from arena.matches import MatchPlan, ProcessExit, RemoteMatch, RemoteRun, deal_lanes, play_lanes
+from arena.matches import FinishedMatch, MatchPlan, MatchRun, ProcessExit, deal_lanes, play_lanes
 from arena.referee_thread import referee_in_thread
 from arena.tournament import Block
 from referee.settings import Settings
@@ -344,7 +344,7 @@ def _play_set(items: Sequence[ClaimedBlock], processes: Processes) -> list[Block
     offset = 0
     for item in items:
         count = len(item.plan.seatings())
-        run = RemoteRun(played.matches[offset : offset + count], played.exit_codes, played.exits)
+        run = MatchRun(played.matches[offset : offset + count], played.exit_codes, played.exits)
         offset += count
         if item.keeper.lost:
             metrics.block_ended(league.variant, "lost", item.started)
@@ -359,7 +359,7 @@ def _play_set(items: Sequence[ClaimedBlock], processes: Processes) -> list[Block
     return outcomes
 
 
-def _store(item: ClaimedBlock, run: RemoteRun) -> BlockOutcome:
+def _store(item: ClaimedBlock, run: MatchRun) -> BlockOutcome:
     """Store a played block's matches in one transaction (a match that did not finish fails it)."""
     block, league = item.block, item.league
     played = []
@@ -386,7 +386,7 @@ class Processes(Protocol):
     """Where a set's bots run. :meth:`play` takes a process per lane, creates the set's matches on
     their referee, waits for the results and gives the processes back (stops or keeps them)."""
 
-    def play(self, items: Sequence[ClaimedBlock], plans: list[MatchPlan]) -> RemoteRun:
+    def play(self, items: Sequence[ClaimedBlock], plans: list[MatchPlan]) -> MatchRun:
         """Every match of ``plans`` (the set's, block after block), told by entrant
         (:meth:`arena.matches.Lanes.run`)."""
         ...
@@ -407,7 +407,7 @@ class FreshProcesses:
 
     sandbox: bool = True
 
-    def play(self, items: Sequence[ClaimedBlock], plans: list[MatchPlan]) -> RemoteRun:
+    def play(self, items: Sequence[ClaimedBlock], plans: list[MatchPlan]) -> MatchRun:
         (item,) = items
         block, league = item.block, item.league
         with block_directories(block.id) as (root, bots_dir):
@@ -463,11 +463,11 @@ class WarmProcesses:
 
     warm: WarmPool
 
-    def play(self, items: Sequence[ClaimedBlock], plans: list[MatchPlan]) -> RemoteRun:
+    def play(self, items: Sequence[ClaimedBlock], plans: list[MatchPlan]) -> MatchRun:
         warm, league, engine = self.warm, items[0].league, items[0].engine
         lanes = deal_lanes(plans)
         taken: dict[str, WarmBot] = {}
-        results: list[RemoteMatch] = []
+        results: list[FinishedMatch] = []
         if len(items) == 1:
             items[0].stopping(lambda: warm.kill(list(taken.values())))
         try:
@@ -487,7 +487,7 @@ class WarmProcesses:
         finally:
             complete = len(results) == len(plans) and not any(item.keeper.lost for item in items)
             exits = _give_back(warm, taken, results, complete)
-        return lanes.run(RemoteRun(results, {lane: exit.status for lane, exit in exits.items()}, exits))
+        return lanes.run(MatchRun(results, {lane: exit.status for lane, exit in exits.items()}, exits))
 
 
 def _take(
@@ -502,7 +502,7 @@ def _take(
 
 
 def _give_back(
-    warm: WarmPool, taken: Mapping[str, WarmBot], results: Sequence[RemoteMatch], complete: bool
+    warm: WarmPool, taken: Mapping[str, WarmBot], results: Sequence[FinishedMatch], complete: bool
 ) -> dict[str, ProcessExit]:
     """Give the processes back: kept warm only if their games all finished without a fault of
     theirs; returns how each retired one ended, by the name it played under (its lane)."""
@@ -516,7 +516,7 @@ def _give_back(
 
 
 def _note_speeds(
-    warm: WarmPool, league: repo.League, positions: Sequence[int], results: Sequence[RemoteMatch]
+    warm: WarmPool, league: repo.League, positions: Sequence[int], results: Sequence[FinishedMatch]
 ) -> None:
     """Each entrant's mean time per decision in these matches, by bot version, for :func:`_shareable`."""
     for position in set(positions):
@@ -543,7 +543,7 @@ def _record(
     rotation: int,
     seed: int,
     seating: tuple[int, ...],
-    match: RemoteMatch,
+    match: FinishedMatch,
     league: repo.League,
     exits: Mapping[str, ProcessExit],
 ) -> repo.MatchRecordRow:

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy.exc import OperationalError
 
-from arena.matches import RemoteError
+from arena.matches import RefereeError
 from referee.settings import load as load_settings
 from workers.play import warm
 from workers.play.execute import BlockError, BlockStatus, play_with_pending, worker_name
@@ -38,7 +38,7 @@ def engine() -> Any:
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
-    autoretry_for=(OperationalError, StoreError, RemoteError, BlockError, OSError),
+    autoretry_for=(OperationalError, StoreError, RefereeError, BlockError, OSError),
     retry_backoff=True,
     retry_backoff_max=60,
     retry_jitter=True,
