@@ -14,12 +14,11 @@ No mocks: PostgreSQL (two databases), Redis, a ``sixnimmt worker`` with two pool
 
 from __future__ import annotations
 
-import multiprocessing
+import json
 import os
 import re
 import subprocess
 import sys
-import tempfile
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -78,33 +77,50 @@ def test_a_message_names_block_league_and_store(args: Any, kwargs: Any, parsed: 
         assert parsed.args() == args
 
 
-def _first_in_child(log: messages.RefusalLog, key: tuple[str, str, int], out: Any) -> None:
-    out.put(log.first(key))
+FORKED_CHILDREN = """
+import json, multiprocessing, sys
+from workers.queue import messages
+
+def first_in_child(log, key, conn):
+    conn.send(log.first(key))
+    conn.close()
+
+log = messages.RefusalLog(limit=3)
+log.share()
+context = multiprocessing.get_context("fork")
+key = ("other_store", "b" * 32, 1)
+pipes = [context.Pipe(duplex=False) for _ in range(4)]
+children = [context.Process(target=first_in_child, args=(log, key, sent)) for _, sent in pipes]
+for child in children:
+    child.start()
+firsts = [received.recv() for received, _ in pipes]
+for child in children:
+    child.join(30)
+parent = log.first(key)
+kinds = [log.first(("other_store", "c" * 32, n)) for n in range(10)]
+codes = [c.exitcode for c in children]
+print(json.dumps({"firsts": firsts, "parent": parent, "kinds": kinds, "codes": codes}))
+"""
 
 
 def test_the_refusal_log_is_shared_by_the_processes_forked_after_it(tmp_path: Path) -> None:
     """Each kind is logged by one of a worker's pool processes (forked from the main process),
-    and the log leaves no file behind (a killed worker's would litter its temporary directory)."""
-    log = messages.RefusalLog(limit=3)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("TMPDIR", str(tmp_path))
-        patch.setattr(tempfile, "tempdir", None)
-        log.share()
+    and the log leaves no file behind (a killed worker's would litter its temporary directory).
+
+    Forked from a fresh interpreter, as Celery's main process forks its pool: a test process
+    that has run gRPC threads is no parent to fork from."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", FORKED_CHILDREN], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout)
     assert list(tmp_path.iterdir()) == []
-    context = multiprocessing.get_context("fork")
-    out = context.Queue()
-    key = ("other_store", "b" * 32, 1)
-    children = [context.Process(target=_first_in_child, args=(log, key, out)) for _ in range(4)]
-    for child in children:
-        child.start()
-    for child in children:
-        child.join(30)
-    firsts = [out.get(timeout=10) for _ in children]
-    assert sorted(firsts) == [False, False, False, True]
-    assert log.first(key) is False  # the parent too
+    assert said["codes"] == [0, 0, 0, 0], done.stderr
+    assert sorted(said["firsts"]) == [False, False, False, True]
+    assert said["parent"] is False  # the parent too
     # A flood of kinds stops being logged at the limit (the counter goes on).
-    kinds = [log.first(("other_store", "c" * 32, n)) for n in range(10)]
-    assert kinds == [True, True, False, False, False, False, False, False, False, False]
+    assert said["kinds"] == [True, True, False, False, False, False, False, False, False, False]
 
 
 # -- the command ---------------------------------------------------------------------------------
