@@ -2,7 +2,7 @@
 
 What is measured: blocks by variant and outcome and their duration, every Celery task's runs,
 retries and duration (:class:`ObservedTask`, the base class of every task of the app), bot
-processes alive, store write latency, and the depth of the broker's queue (read from Redis at
+processes alive, store write latency, and the depth of the broker's queue (read through kombu at
 each scrape by :class:`QueueDepth`). A worker also plays the matches: the referee runs inside
 each pool process, so the referee's metrics (:mod:`referee.server.metrics`) go out here too.
 Labels have small, fixed sets of values (variant, outcome, task name, retry reason, store
@@ -212,7 +212,7 @@ class ObservedTask(Task):  # type: ignore[misc]
 
 
 class QueueDepth:
-    """A collector: messages waiting in the broker's queues, read from Redis at each scrape.
+    """A collector: messages waiting in the broker's queues, read through kombu at each scrape.
 
     Every worker reports the same queues, so dashboards take the ``max`` over instances.
     """
