@@ -198,7 +198,7 @@ def test_a_python_bot_file_outside_the_bots_roots_is_refused(tmp_path: Path) -> 
     """A stored entry point is untrusted too: ``../../x.py`` must not bind a host directory."""
     root = tmp_path / "block"
     (root / "bot0").mkdir(parents=True)
-    outside = Path(__file__).resolve().parents[2] / "workers" / "cli.py"  # a host .py file
+    outside = Path(__file__).resolve().parents[2] / "workers" / "league.py"  # a host .py file
     argv = [sys.executable, "-m", "bot_sdk.run", f"{root}/bot0/{os.path.relpath(outside, root / 'bot0')}"]
     with Sandbox(Limits(), tmp_path, bots_in=[root]) as sandbox:
         with pytest.raises(CommandError, match="outside the directories the sandbox runs bots from"):

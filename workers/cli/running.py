@@ -7,9 +7,12 @@ given); :func:`grow` and :func:`notify` are the progress bar's callbacks.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from referee.settings import Settings
@@ -40,9 +43,36 @@ def play(
     from workers.queue import runner
 
     if on_celery(settings, local=local):
-        return runner.run_celery(engine, league, progress=bar.update, planned=grow(bar), notify=notify(bar))
+        with keep_interrupts() as interrupted:
+            return runner.run_celery(
+                engine,
+                league,
+                progress=bar.update,
+                planned=grow(bar),
+                notify=notify(bar),
+                interrupted=interrupted,
+            )
     pool = processes or settings.workers or os.cpu_count() or 1
     return leagues.run_local(engine, league, processes=pool, progress=bar.update, planned=grow(bar))
+
+
+@contextlib.contextmanager
+def keep_interrupts() -> Iterator[Callable[[], bool]]:
+    """While following a league, Ctrl-C is kept as well as raised: a ``KeyboardInterrupt`` that
+    lands while a weakref callback runs (SQLAlchemy's event registry has some) is printed as
+    "Exception ignored" and dropped by Python, and following would go on; the flag this yields
+    stops it at the next poll. The previous handler is back afterwards."""
+    pressed = threading.Event()
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        pressed.set()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield pressed.is_set
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def notify(bar: Any) -> Callable[[str], None]:

@@ -67,8 +67,12 @@ def run_celery(
     notify: Callable[[str], None] | None = None,
     no_worker_s: float = 30.0,
     send: Callable[[BlockMessage], object] | None = None,
+    interrupted: Callable[[], bool] = lambda: False,
 ) -> dict[str, int]:
     """Start the league on the workers (:func:`start`) and follow the store until it is finished.
+
+    ``interrupted`` is asked at every poll: when it says so, following stops with
+    ``KeyboardInterrupt`` (see :func:`workers.cli.running.keep_interrupts`).
 
     Following only reads: interrupting it leaves the league to the workers. Store and broker
     errors are retried with backoff (up to 30 s apart), each retry told to ``notify``, which also
@@ -84,6 +88,8 @@ def run_celery(
     def attempt(what: str, call: Callable[[], Any]) -> Any:
         nonlocal delay
         while True:
+            if interrupted():
+                raise KeyboardInterrupt
             try:
                 value = call()
                 delay = 0.0
@@ -102,6 +108,8 @@ def run_celery(
     last_change = time.monotonic()
     warned = 0.0
     while True:
+        if interrupted():
+            raise KeyboardInterrupt
         counts = attempt("reading the store", lambda: repo.block_counts(engine, league.id))
         done = counts.get("done", 0)
         if done_before is None:
