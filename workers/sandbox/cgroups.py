@@ -32,6 +32,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from workers import procs
+
 PREFIX = "sixnimmt-bot-"
 
 
@@ -192,7 +194,7 @@ def _sweep(parent: Path) -> None:
     with contextlib.suppress(OSError):
         for child in parent.iterdir():
             owner = child.name[len(PREFIX) :].partition("-")[0]
-            if child.name.startswith(PREFIX) and owner.isdigit() and not _alive(int(owner)):
+            if child.name.startswith(PREFIX) and owner.isdigit() and not procs.alive(int(owner)):
                 _rmdir(child)
 
 
@@ -212,16 +214,6 @@ def _rmdir(path: Path) -> bool:
         if exc.errno == errno.EBUSY:
             return False
         raise
-    return True
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
     return True
 
 
