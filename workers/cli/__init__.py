@@ -459,16 +459,18 @@ def cmd_run(args: argparse.Namespace, engine: Any) -> int:
     celery = running.on_celery(settings, local=args.local)
     interrupted = False
     counts: dict[str, int] = {}
-    with progress_bar(len(todo), "blocks", args.json) as bar:
+    with progress_bar(len(todo), "blocks", args.json) as bar, running.keep_interrupts() as pressed:
         try:
             if celery:
-                # Said once it is interruptible: Ctrl-C from here on leaves the league to the workers.
+                # Said once Ctrl-C is kept: from here on it leaves the league to the workers.
                 bar.write(
                     f"sixnimmt: following league {league.name} on the workers"
                     " (Ctrl-C stops following; the workers go on)",
                     file=sys.stderr,
                 )
-            counts = running.play(engine, league, settings, bar, local=args.local, processes=args.processes)
+            counts = running.play(
+                engine, league, settings, bar, local=args.local, processes=args.processes, interrupted=pressed
+            )
         except KeyboardInterrupt:
             interrupted = True
     if interrupted:

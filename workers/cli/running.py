@@ -29,7 +29,14 @@ def on_celery(settings: Settings, *, local: bool) -> bool:
 
 
 def play(
-    engine: Engine, league: League, settings: Settings, bar: Any, *, local: bool, processes: int
+    engine: Engine,
+    league: League,
+    settings: Settings,
+    bar: Any,
+    *,
+    local: bool,
+    processes: int,
+    interrupted: Callable[[], bool] | None = None,
 ) -> dict[str, int]:
     """Play the league's blocks not yet stored, reporting to ``bar``; returns the outcome counts.
 
@@ -43,14 +50,16 @@ def play(
     from workers.queue import runner
 
     if on_celery(settings, local=local):
-        with keep_interrupts() as interrupted:
+        with contextlib.ExitStack() as stack:
+            # ``interrupted`` from a caller that keeps Ctrl-C already (from before it said so).
+            asked = interrupted or stack.enter_context(keep_interrupts())
             return runner.run_celery(
                 engine,
                 league,
                 progress=bar.update,
                 planned=grow(bar),
                 notify=notify(bar),
-                interrupted=interrupted,
+                interrupted=asked,
             )
     pool = processes or settings.workers or os.cpu_count() or 1
     return leagues.run_local(engine, league, processes=pool, progress=bar.update, planned=grow(bar))

@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import threading
 import time
@@ -33,8 +34,6 @@ from workers import metrics, procs
 from workers.store import repo
 
 if TYPE_CHECKING:
-    import subprocess
-
     from arena.matches import Launcher
 
 log = logging.getLogger(__name__)
