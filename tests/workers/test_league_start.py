@@ -296,8 +296,10 @@ def test_sigterm_past_the_grace_period_releases_the_block(
     store.wait(lambda: len(worker.bot_processes()) >= TABLE, 60, "the block to be played", 0.05)
     stopped_at = time.monotonic()
     worker.process.send_signal(signal.SIGTERM)  # the main process only, as Kubernetes does
-    worker.process.wait(30)
-    assert time.monotonic() - stopped_at < 15
+    worker.process.wait(60)
+    # By itself, long before a kubelet's kill: the 2 s grace, the release, a cold shutdown that
+    # stops the pool process and its bots' lanes (17 s once on a loaded 2-core machine).
+    assert time.monotonic() - stopped_at < 30
     after = repo.get_block(engine, block.id)
     assert after.status == "pending" and after.claimed_by is None, after
     assert "released blocks" in worker.log()

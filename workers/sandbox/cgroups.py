@@ -89,7 +89,7 @@ class BotCgroup:
                 return int(value)
         return 0
 
-    def remove(self, settle_s: float = 2.0) -> None:
+    def remove(self, settle_s: float = 0.25) -> None:
         """Remove it once its last processes have exited (waiting up to ``settle_s`` for them);
         one still busy after that is retried at later creations and removals, and at exit."""
         deadline = time.monotonic() + settle_s
