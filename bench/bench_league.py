@@ -413,7 +413,7 @@ def warm_overhead_ms(blocks: int) -> float:
                 # CreateMatches' own round trip is overhead too: its reply time is inside "start".
                 inside.append(marks["end"] - marks["start"])
                 overheads.append((total - inside[-1]) * 1000)
-            assert pool.started == TABLE, pool.started
+            assert pool.started == TABLE * TABLE, pool.started  # a lane per entrant and rotation, once
         finally:
             RefereeClient.create_matches = create  # type: ignore[method-assign]
             RefereeClient.results = results  # type: ignore[method-assign]
