@@ -159,6 +159,11 @@ class Settings:
         " on its warm bots, while they answer fast enough (1: one block at a time); each lane of"
         " an entrant plays one game of each",
     )
+    standings_every_s: int = _setting(
+        10,
+        "seconds a process that stores blocks waits between recomputations of a league's stored table"
+        " (0: after every block that leaves it behind); a round's last block always recomputes it",
+    )
     warm_route_s: int = _setting(
         0,
         "seconds a Celery worker's list of warm bots stays valid for routing unless renewed"

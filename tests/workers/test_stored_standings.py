@@ -28,6 +28,7 @@ from workers import league as leagues
 from workers.stats.ratings import compute_ratings
 from workers.store import repo, standings
 from workers.store.engine import make_engine
+from workers.store.schema import ratings as ratings_table
 
 BOTS = ["random", "heuristic", "lowest", "highest"]
 FAST = {
@@ -127,6 +128,39 @@ def test_a_local_run_stores_the_table_and_standings_only_read_it(tmp_path: Path)
         assert repo.load_ratings(engine, league.id) == stored
         # Forced, the full fit is stored again, the same table.
         assert standings.refresh(engine, league, force=True)
+        assert repo.load_ratings(engine, league.id) == stored
+    finally:
+        engine.dispose()
+
+
+def test_a_process_looks_at_a_tables_age_at_most_every_so_often(tmp_path: Path) -> None:
+    """After a block, one process refits a league's table at most once every
+    ``SIXNIMMT_STANDINGS_EVERY_S``; a round's end (``results_stored``) always brings it up to date."""
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    env = {"SIXNIMMT_DATABASE_URL": url}
+    for argv in (
+        ["league", "create", "often", "--bots", "random,lowest,highest", "--table", "3", "--deals", "2"],
+        ["league", "run", "often", "--processes", "1", "--json"],
+    ):
+        done = sixnimmt(tmp_path, *argv, *(["-o", "hands=1"] if argv[1] == "create" else []), env=env)
+        assert done.returncode == 0, done.stderr
+    engine = make_engine(url)
+    try:
+        league = repo.find_league(engine, "often")
+        with engine.begin() as conn:  # the table falls behind: it forgets every result
+            conn.execute(ratings_table.delete().where(ratings_table.c.league_id == league.id))
+        assert standings.block_stored(engine, league.id, every_s=3600)  # first look: refit
+        stored = repo.load_ratings(engine, league.id)
+        assert sum(row["games"] for row in stored) == _seat_results(engine, league)
+        with engine.begin() as conn:
+            conn.execute(ratings_table.delete().where(ratings_table.c.league_id == league.id))
+        assert not standings.block_stored(engine, league.id, every_s=3600)  # looked just now
+        assert repo.load_ratings(engine, league.id) == []
+        assert standings.block_stored(engine, league.id, every_s=0)  # no wait: refit
+        assert repo.load_ratings(engine, league.id) == stored
+        with engine.begin() as conn:
+            conn.execute(ratings_table.delete().where(ratings_table.c.league_id == league.id))
+        assert standings.results_stored(engine, league.id)  # a round's end never waits
         assert repo.load_ratings(engine, league.id) == stored
     finally:
         engine.dispose()

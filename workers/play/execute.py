@@ -375,7 +375,7 @@ def _store(item: ClaimedBlock, run: MatchRun) -> BlockOutcome:
     status = BlockStatus.STORED if stored else BlockStatus.RACED
     metrics.block_ended(league.variant, status.value, item.started)
     if stored:  # the league's stored table follows its results (never raises)
-        standings.results_stored(item.engine, league.id)
+        standings.block_stored(item.engine, league.id, every_s=item.settings.standings_every_s)
     return BlockOutcome(block.id, status, len(played))
 
 

@@ -8,7 +8,9 @@ else, by the code paths that store results:
   for the Celery workers and the local pool alike), recomputes it when it has fallen behind:
   always while it covers less than 20 blocks' worth of results, then once the results it lacks
   are a twentieth (:data:`STALE_PARTS`) of those stored, and always when no block of the league
-  is left to play (a round's or the league's last block);
+  is left to play (a round's or the league's last block); but a process looks at most once every
+  ``SIXNIMMT_STANDINGS_EVERY_S`` (10 s) per league between a round's ends, so that a fit and its
+  queries are not paid by every block of a league that plays many of them a second;
 - and again at a round's end (:func:`workers.league.plan_next_round`, which the
   reconciliation, the worker that stored the round's last block and the local pool all call),
   where no block is left to play, so it is brought up to date if any result is missing from
@@ -27,11 +29,14 @@ replaces a newer one.
 from __future__ import annotations
 
 import logging
+import math
+import time
 from typing import Any
 
 from sqlalchemy import Engine, func, insert, select
 
 from referee.rules.registry import make_variant
+from referee.settings import load as load_settings
 from workers.stats import ranking, ratings
 from workers.store import repo
 from workers.store.schema import blocks, leagues, matches, seat_results
@@ -98,6 +103,25 @@ def refresh(engine: Engine, league: repo.League, *, force: bool = False) -> bool
     league = repo.league_by_id(engine, league.id)  # a ladder's entrants change as it runs
     rows, _ = compute(engine, league)
     return _store(engine, league.id, rows)
+
+
+_looked: dict[tuple[str, int], float] = {}
+"""When this process last looked at a league's table after a block (monotonic seconds)."""
+
+
+def block_stored(engine: Engine, league_id: int, *, every_s: float | None = None) -> bool:
+    """After one block of the league is stored: :func:`results_stored`, unless this process
+    looked at the league's table less than ``every_s`` (``SIXNIMMT_STANDINGS_EVERY_S``) ago. A
+    round's end (:func:`workers.league.plan_next_round`) calls :func:`results_stored` itself, so
+    the table is complete when a round or the league is."""
+    if every_s is None:
+        every_s = load_settings().standings_every_s
+    key = (engine.url.render_as_string(hide_password=True), league_id)
+    now = time.monotonic()
+    if now - _looked.get(key, -math.inf) < every_s:
+        return False
+    _looked[key] = now
+    return results_stored(engine, league_id)
 
 
 def results_stored(engine: Engine, league_id: int) -> bool:
