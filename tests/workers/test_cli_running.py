@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import weakref
+from typing import Any
 
 import pytest
 
@@ -22,17 +24,26 @@ class _Thing:
     pass
 
 
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the drop itself
-def test_an_interrupt_python_drops_in_a_weakref_callback_is_kept() -> None:
-    before = signal.getsignal(signal.SIGINT)
-    with running.keep_interrupts() as interrupted:
-        assert not interrupted()
-        thing = _Thing()
-        ref = weakref.ref(thing, lambda _: os.kill(os.getpid(), signal.SIGINT))
-        del thing  # the callback runs, the handler raises inside it: Python prints and drops it
-        assert ref() is None
-        assert interrupted()
-    assert signal.getsignal(signal.SIGINT) is before
+def test_an_interrupt_python_drops_in_a_weakref_callback_is_kept_and_not_printed() -> None:
+    before, hook = signal.getsignal(signal.SIGINT), sys.unraisablehook
+    dropped: list[Any] = []
+    sys.unraisablehook = dropped.append  # what Python would print as "Exception ignored in"
+    try:
+        with running.keep_interrupts() as interrupted:
+            assert not interrupted()
+            thing = _Thing()
+            ref = weakref.ref(thing, lambda _: os.kill(os.getpid(), signal.SIGINT))
+            del thing  # the callback runs, the handler raises inside it: Python cannot propagate it
+            assert ref() is None
+            assert interrupted()
+            other = _Thing()
+            ref = weakref.ref(other, lambda _: 1 / 0)  # any other unraisable error is still reported
+            del other
+        assert [u.exc_type for u in dropped] == [ZeroDivisionError]
+        assert signal.getsignal(signal.SIGINT) is before
+    finally:
+        sys.unraisablehook = hook
+    assert sys.unraisablehook is hook
 
 
 def test_following_stops_at_the_next_poll_once_interrupted() -> None:

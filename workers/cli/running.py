@@ -68,20 +68,30 @@ def play(
 @contextlib.contextmanager
 def keep_interrupts() -> Iterator[Callable[[], bool]]:
     """While following a league, Ctrl-C is kept as well as raised: a ``KeyboardInterrupt`` that
-    lands while a weakref callback runs (SQLAlchemy's event registry has some) is printed as
-    "Exception ignored" and dropped by Python, and following would go on; the flag this yields
-    stops it at the next poll. The previous handler is back afterwards."""
+    lands while a weakref callback runs (SQLAlchemy's event registry has some) cannot propagate,
+    Python hands it to ``sys.unraisablehook`` and goes on, and following would go on too; the
+    flag this yields stops it at the next poll. Such an interrupt is not printed (it is not an
+    error: the follower stops for it); any other unraisable exception still is. The previous
+    handler and hook are back afterwards."""
     pressed = threading.Event()
 
     def on_interrupt(signum: int, frame: Any) -> None:
         pressed.set()
         raise KeyboardInterrupt
 
+    hook = sys.unraisablehook
+
+    def quiet_interrupts(unraisable: Any) -> None:
+        if not (pressed.is_set() and issubclass(unraisable.exc_type, KeyboardInterrupt)):
+            hook(unraisable)
+
     previous = signal.signal(signal.SIGINT, on_interrupt)
+    sys.unraisablehook = quiet_interrupts
     try:
         yield pressed.is_set
     finally:
         signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = hook
 
 
 def notify(bar: Any) -> Callable[[str], None]:
