@@ -211,6 +211,28 @@ class ObservedTask(Task):  # type: ignore[misc]
         return "other"
 
 
+def waiting_messages(broker_url: str, queues: Iterable[str], *, timeout_s: float) -> dict[str, int]:
+    """How many messages wait in each queue, as the broker reports them through kombu's public
+    API: a passive declaration counts every message of the queue, whatever the broker keeps them
+    in; a queue that does not exist holds none. Raises if the broker cannot be asked."""
+    # kombu: only where a worker serves metrics or reconciles (this module is imported by every command).
+    from kombu import Connection
+    from kombu.exceptions import ChannelError
+
+    counts: dict[str, int] = {}
+    options = {"socket_timeout": timeout_s}
+    with Connection(broker_url, connect_timeout=timeout_s, transport_options=options) as conn:
+        for queue in queues:
+            channel = conn.channel()
+            try:
+                counts[queue] = channel.queue_declare(queue=queue, passive=True).message_count
+            except ChannelError:
+                counts[queue] = 0
+            finally:
+                channel.close()
+    return counts
+
+
 class QueueDepth:
     """A collector: messages waiting in the broker's queues, read through kombu at each scrape.
 
@@ -225,29 +247,15 @@ class QueueDepth:
         return [self._depth(), self._up()]
 
     def collect(self) -> Iterable[GaugeMetricFamily]:
-        # kombu: only where a worker serves metrics (this module is imported by every command).
-        from kombu import Connection
-        from kombu.exceptions import ChannelError
-
         depth, up = self._depth(), self._up()
         try:
-            options = {"socket_timeout": 2}
-            with Connection(self.broker_url, connect_timeout=2, transport_options=options) as conn:
-                for queue in self.queues:
-                    # A passive declaration (kombu's public API) counts every message waiting in
-                    # the queue, whatever the broker keeps them in; no queue yet: nothing waits.
-                    channel = conn.channel()
-                    try:
-                        waiting = channel.queue_declare(queue=queue, passive=True).message_count
-                        depth.add_metric([queue], waiting)
-                    except ChannelError:
-                        depth.add_metric([queue], 0)
-                    finally:
-                        channel.close()
+            waiting = waiting_messages(self.broker_url, self.queues, timeout_s=2)
         except Exception as exc:
             log.warning("cannot read the queue depth from the broker: %s", exc)
             up.add_metric([], 0)
             return [up]
+        for queue, count in waiting.items():
+            depth.add_metric([queue], count)
         up.add_metric([], 1)
         return [depth, up]
 

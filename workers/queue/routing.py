@@ -20,11 +20,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import redis
-from kombu import Connection
-from kombu.exceptions import ChannelError
 from sqlalchemy import select
 
 from referee.settings import load as load_settings
+from workers import metrics
 from workers.store import repo
 from workers.store.schema import blocks, bot_versions, league_entrants
 
@@ -172,18 +171,8 @@ def waiting_messages(broker_url: str) -> int | None:
     claimed, or about to be), nor does it tell whose messages they are."""
     if not broker_url:
         return None
-    total = 0
     try:
-        with Connection(broker_url, connect_timeout=5, transport_options={"socket_timeout": 5}) as conn:
-            for name in queues(broker_url):
-                channel = conn.channel()
-                try:
-                    total += channel.queue_declare(queue=name, passive=True).message_count
-                except ChannelError:  # no such queue: nothing ever waited there, or nothing waits now
-                    pass
-                finally:
-                    channel.close()
+        return sum(metrics.waiting_messages(broker_url, queues(broker_url), timeout_s=5).values())
     except Exception as exc:
         log.debug("cannot count the messages waiting in the broker: %s", exc)
         return None
-    return total
