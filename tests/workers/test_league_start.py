@@ -294,12 +294,11 @@ def test_sigterm_past_the_grace_period_releases_the_block(
     )
     broker.send(message)
     store.wait(lambda: len(worker.bot_processes()) >= TABLE, 60, "the block to be played", 0.05)
-    stopped_at = time.monotonic()
     worker.process.send_signal(signal.SIGTERM)  # the main process only, as Kubernetes does
-    worker.process.wait(60)
-    # By itself, long before a kubelet's kill: the 2 s grace, the release, a cold shutdown that
-    # stops the pool process and its bots' lanes (17 s once on a loaded 2-core machine).
-    assert time.monotonic() - stopped_at < 30
+    # It stops by itself, long before a kubelet's kill: the 2 s grace, the release, a cold shutdown
+    # that stops the pool process and its bots' lanes (17 s once on a loaded 2-core machine).
+    # The event is its exit; wait() raises TimeoutExpired past the generous deadline.
+    assert worker.process.wait(60) is not None
     after = repo.get_block(engine, block.id)
     assert after.status == "pending" and after.claimed_by is None, after
     assert "released blocks" in worker.log()
