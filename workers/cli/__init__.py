@@ -181,9 +181,11 @@ def register(sub: Any) -> None:
     # Server extra (numpy, SQLAlchemy): only once it is found, as formats_cli above.
     from workers.cli import accounts as accounts_cli
     from workers.cli import bottest
+    from workers.cli import manage
 
     bottest.register(bots, _guard)
     accounts_cli.register(bots, _guard)
+    manage.register(group, bots, _guard)
 
 
 class _Store:
