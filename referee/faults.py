@@ -9,14 +9,16 @@ metrics labels and store columns use its value without a conversion table of the
 from __future__ import annotations
 
 import enum
+import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
 
 MAX_REASON_CHARS = 1000
 """A fault's reason is cut to this many characters (its end kept: a traceback ends with the error)."""
 MAX_REASONS = 8
-"""Distinct reasons kept per seat; later ones are counted under :data:`OTHER_REASONS`."""
+"""Distinct causes kept per seat (:func:`cause_of`); later ones are counted under :data:`OTHER_REASONS`."""
 OTHER_REASONS = "(other reasons)"
 
 
@@ -58,11 +60,85 @@ def bounded(text: str, limit: int = MAX_REASON_CHARS) -> str:
 
 
 def add_reason(reasons: dict[tuple[FaultKind, str], int], kind: FaultKind, reason: str) -> None:
-    """Count one fault of ``kind`` for ``reason`` in a bounded tally (see :data:`MAX_REASONS`)."""
+    """Count one fault of ``kind`` for ``reason`` in a bounded tally, one entry per cause.
+
+    A fault of a cause already in the tally (:func:`cause_of`: the same kind and the same reason
+    but for its numbers) is counted under that entry, whose reason stays the first example; so a
+    bot that plays a card it does not hold, card after card, fills one entry, not
+    :data:`MAX_REASONS` of them and then :data:`OTHER_REASONS`.
+    """
     key = (kind, bounded(reason))
+    if key not in reasons:
+        cause = cause_of(key[1])
+        key = next((k for k in reasons if k[0] == kind and cause_of(k[1]) == cause), key)
     if key not in reasons and len(reasons) >= MAX_REASONS:
         key = (kind, OTHER_REASONS)
     reasons[key] = reasons.get(key, 0) + 1
+
+
+_ID = re.compile(r"\b(?=[0-9a-f-]*\d)(?=[0-9a-f-]*[a-f])[0-9a-f]{8,}(?:-[0-9a-f]{4,})*\b", re.IGNORECASE)
+"""A match id, token or digest: hex, at least 8 digits, with a letter and a digit."""
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_NUMBERS = re.compile(r"#(?:,\s*(?:#|…|\.\.\.))+")
+"""A list of numbers (options, a hand, a row), once its numbers are ``#``."""
+
+
+@functools.lru_cache(maxsize=4096)
+def cause_of(reason: str) -> str:
+    """What ``reason`` says without its variable parts: the key faults are grouped by.
+
+    Card numbers, rows, times, counts and ids become ``#`` (a list of them one ``#…``); a
+    traceback is its error line so normalised, and where it was raised (file, line and function
+    kept: two bugs raising the same error are two causes). ``"105 is not a legal card decision
+    (options: 3, 17, …)"`` and ``"1000 is not a legal card decision (options: 4, 8)"`` have one
+    cause.
+    """
+    lines = [line.strip() for line in reason.splitlines() if line.strip()]
+    frames = _FRAME.findall(reason)
+    where = ""
+    if frames and len(lines) > 1:
+        path, line, function = frames[-1]
+        where = f" (at {PurePath(path).name}:{line}, in {function})"
+        lines = lines[-1:]
+    text = _NUMBER.sub("#", _ID.sub("#", " ".join(lines)))
+    return _NUMBERS.sub("#…", text) + where
+
+
+@dataclass(frozen=True, slots=True)
+class FaultGroup:
+    """Faults of one cause (:func:`cause_of`): their kind, how many, and one of them as it was said."""
+
+    kind: FaultKind
+    cause: str
+    count: int
+    example: str
+    """A reason of the group, word for word (the group's most frequent; the first seen of equals)."""
+
+    def to_json(self) -> dict[str, object]:
+        """A JSON-ready form; ``reason`` is the example (what the tallies of reasons call it)."""
+        return {"kind": self.kind.value, "count": self.count, "reason": self.example, "cause": self.cause}
+
+
+def group_reasons(reasons: Iterable[tuple[FaultKind | str, str, int]]) -> list[FaultGroup]:
+    """Fault reasons ``(kind, reason, count)`` of any number of seats grouped by cause, most
+    frequent first; each group's count is the sum of its reasons' and its example one of them.
+
+    The one grouping every report of faults uses (``bot play``, ``bot check``, ``bot submit``,
+    ``league status``, the dashboard): one bug is one row, with a concrete example.
+    :data:`OTHER_REASONS` (a seat's tally was full) stays a group of its own.
+    """
+    counts: dict[tuple[FaultKind, str], int] = {}
+    examples: dict[tuple[FaultKind, str], dict[str, int]] = {}
+    for kind, reason, count in reasons:
+        key = (FaultKind(kind), reason if reason == OTHER_REASONS else cause_of(reason))
+        counts[key] = counts.get(key, 0) + count
+        said = examples.setdefault(key, {})
+        said[reason] = said.get(reason, 0) + count
+    groups = [
+        FaultGroup(kind, cause, counts[(kind, cause)], max(said, key=lambda r: said[r]))
+        for (kind, cause), said in examples.items()
+    ]
+    return sorted(groups, key=lambda group: -group.count)
 
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
