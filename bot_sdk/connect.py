@@ -10,6 +10,8 @@ refused key ends it with one line. Only the SDK is needed (gRPC), never the serv
 
 from __future__ import annotations
 
+import functools
+import json
 import queue
 import random
 import signal
@@ -87,18 +89,24 @@ def connect(
     tls_ca: Path | None = None,
     retries: int | None = None,
     say: Callable[[str], None] | None = None,
+    json_lines: bool = False,
+    on_game: Callable[[dict[str, Any]], None] | None = None,
 ) -> ConnectSummary:
     """Play every match ``server`` gives the key's account until stopped (SIGTERM, SIGINT).
 
     ``retries`` bounds the failed attempts in a row (``None``: no bound); a connection that was
     welcomed resets the count. Raises :class:`ConnectError` with the reason on a refused key, a
-    revoked key, or when the retries are used up.
+    revoked key, or when the retries are used up. Each game that ends is passed to ``on_game``
+    (its result, as :func:`bot_sdk.runner._handle` makes it); by default it is printed on stdout,
+    one line a game (:func:`game_line`), or one JSON object a line with ``json_lines``.
     """
     if not server:
         raise ConnectError("no server: pass --server HOST:PORT")
     if not key:
         raise ConnectError("no API key: pass --key or set SIXNIMMT_API_KEY")
     say = say or (lambda line: print(f"sixnimmt: {line}", file=sys.stderr, flush=True))
+    if on_game is None:
+        on_game = functools.partial(print_game, json_lines=json_lines)
     stopping = threading.Event()
     total = ConnectSummary()
     summary = RunSummary()
@@ -134,6 +142,7 @@ def connect(
                 summary,
                 say,
                 server,
+                on_game,
             )
             if welcomed:
                 total.connections += 1
@@ -164,6 +173,7 @@ def _session(
     summary: RunSummary,
     say: Callable[[str], None],
     server: str,
+    on_game: Callable[[dict[str, Any]], None],
 ) -> tuple[bool, str]:
     """One connection, until its stream ends: (whether it was welcomed, why it ended)."""
     hello = referee_pb2.BotMessage()
@@ -194,7 +204,7 @@ def _session(
                         + "; playing every match it gives this bot"
                     )
                 elif kind == "update":
-                    _handle(message.update, factory, bots, seats_of, summary, outgoing.put)
+                    _handle(message.update, factory, bots, seats_of, summary, outgoing.put, on_game)
                 elif kind == "goodbye":
                     reason = message.goodbye.reason
                     if reason == REVOKED:
@@ -215,3 +225,28 @@ def _session(
         finally:
             outgoing.put(None)
     return welcomed, f"the connection to {server} ended"
+
+
+def game_line(result: dict[str, Any]) -> str:
+    """One line for a game that ended: match, variant, the seats, this seat's score and rank, faults.
+
+    ``game m-7f3a (classic) seat 1 of random, mybot: score 12, rank 1 of 2; faults: timeout 1``
+    """
+    seat = result["seat"]
+    scores, ranks = result["scores"], result["ranks"]
+    score = scores[seat] if 0 <= seat < len(scores) else "?"
+    rank = ranks[seat] if 0 <= seat < len(ranks) else "?"
+    seats = ", ".join(result["seats"]) or "?"
+    line = (
+        f"game {result['match_id']} ({result['variant'] or '?'}) seat {seat} of {seats}:"
+        f" score {score}, rank {rank} of {len(ranks)}"
+    )
+    if result["faults"]:
+        faults = sorted(result["faults"].items())
+        line += "; faults: " + ", ".join(f"{kind} {count}" for kind, count in faults)
+    return line
+
+
+def print_game(result: dict[str, Any], *, json_lines: bool = False) -> None:
+    """Print a game that ended on stdout: :func:`game_line`, or its result as one JSON object."""
+    print(json.dumps(result) if json_lines else game_line(result), flush=True)

@@ -71,7 +71,10 @@ class RunSummary:
     """The faults the referee told this connection of (the latest 100)."""
     goodbye: str = ""
     results: list[dict[str, Any]] = field(default_factory=list)
-    """The latest games' results (at most :data:`KEEP_RESULTS`: a standing connection plays on)."""
+    """The latest games' results (at most :data:`KEEP_RESULTS`: a standing connection plays on),
+    each as :func:`_handle` passes it to ``on_over``."""
+    playing: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    """(match, seat) → its game so far: variant, seat names, faults by kind (for its result)."""
 
 
 def run(
@@ -161,11 +164,21 @@ def _handle(
     seats_of: dict[str, list[int]],
     summary: RunSummary,
     send: Callable[[referee_pb2.BotMessage], None],
+    on_over: Callable[[dict[str, Any]], None] | None = None,
 ) -> None:
+    """One Update: starts, events, requests (answered), fault notices, game overs.
+
+    ``on_over`` gets each game that ended, as it is kept in ``summary.results``: ``match_id``,
+    ``variant``, ``seat``, ``seats`` (the names by seat), ``scores``, ``ranks``, ``termination``
+    and ``faults`` (this seat's, kind → count, as the referee told them on this connection).
+    """
     for start in update.starts:
         key = (start.match_id, start.seat)
         if key in bots:
             continue  # a replayed start after a reconnect
+        summary.playing.setdefault(
+            key, {"variant": start.variant, "seats": list(start.seat_names), "faults": {}}
+        )
         bot = factory()
         bot.seat = start.seat
         bot.rng = random.Random(start.seat_seed)
@@ -219,6 +232,9 @@ def _handle(
         where = f"match {notice.match_id} seat {notice.seat}" if notice.match_id else "this connection"
         about = f", request {notice.request_id}" if notice.request_id else ""
         print(f"sixnimmt: fault ({notice.kind.value}) in {where}{about}: {notice.reason}", file=sys.stderr)
+        game = summary.playing.get((notice.match_id, notice.seat))
+        if game is not None:
+            game["faults"][notice.kind.value] = game["faults"].get(notice.kind.value, 0) + 1
         faulted = bots.get((notice.match_id, notice.seat))
         if faulted is not None:
             _call(faulted.on_fault, notice, summary)
@@ -232,16 +248,22 @@ def _handle(
         summary.games += 1
         if len(summary.results) >= KEEP_RESULTS:
             del summary.results[: len(summary.results) - KEEP_RESULTS + 1]
-        summary.results.append(
-            {
-                "match_id": over.match_id,
-                "seat": over.seat,
-                "scores": list(over.scores),
-                "ranks": list(over.ranks),
-            }
-        )
+        game = summary.playing.pop(key, None) or {"variant": "", "seats": [], "faults": {}}
+        result = {
+            "match_id": over.match_id,
+            "variant": game["variant"],
+            "seat": over.seat,
+            "seats": game["seats"],
+            "scores": list(over.scores),
+            "ranks": list(over.ranks),
+            "termination": over.termination,
+            "faults": game["faults"],
+        }
+        summary.results.append(result)
         if bot is not None:
             _call(bot.on_game_over, wire.outcome_from_wire(over), summary)
+        if on_over is not None:
+            on_over(result)
 
 
 def exception_report(exc: BaseException) -> str:
