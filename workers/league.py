@@ -202,15 +202,25 @@ def _pool_process() -> None:
 
 
 def _stop_playing(signum: int, frame: Any) -> None:
+    """A pool process told to stop: kill its bots, remove its directories, exit at once.
+
+    Not ``SystemExit``: :mod:`concurrent.futures` catches it as the task's result and the process
+    takes the next queued task, which then ran on the warm pool just removed and failed its block
+    (``FileNotFoundError``). Exiting here fails nothing: the blocks in play keep their claims, which
+    ``run_local`` gives back (or their leases run out), and any store transaction is rolled back.
+    """
     # The players, as in _play_some: a pool process that played has them loaded already.
     from workers.play import warm
-    from workers.play.lease import ProcessGroup
+    from workers.play.lease import ProcessGroup, remove_own
 
-    ProcessGroup.kill_all()  # the block ends at once; its directories go on the way out
-    pool = warm.current()
-    if pool is not None:
-        pool.abandon()  # its bots are killed already; its directory goes now
-    raise SystemExit(128 + signum)
+    try:
+        ProcessGroup.kill_all()  # the blocks in play end at once
+        pool = warm.current()
+        if pool is not None:
+            pool.abandon()  # its bots are killed already; its directory goes now
+        remove_own()  # the fresh blocks' directories, whose ``with`` will not run
+    finally:
+        os._exit(128 + signum)
 
 
 def _stop_pool(pool: ProcessPoolExecutor, wait_s: float = 10.0) -> None:
@@ -267,12 +277,15 @@ def run_local(
     processes: int,
     progress: Callable[[int], None] | None = None,
     planned: Callable[[int], None] | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> dict[str, int]:
     """Play every block not yet stored on a local process pool; returns outcome counts.
 
     A league with a stopping rule goes on round after round until its rule says it is finished;
-    ``planned`` hears how many blocks each new round adds. Interrupted (``KeyboardInterrupt``), it
-    cancels the queued blocks, stops those in play and releases their claims before it re-raises.
+    ``planned`` hears how many blocks each new round adds; ``notify`` hears, in one line each, that
+    blocks are being played and what the run waits for. Interrupted (``KeyboardInterrupt``), it
+    cancels the queued blocks, stops those in play and releases their claims before it re-raises:
+    no block is failed for it, and the next run plays them.
     """
     url = engine.url.render_as_string(hide_password=False)
     claimer = f"{socket.gethostname()}:{os.getpid()}:local"
@@ -291,6 +304,11 @@ def run_local(
             todo = [b.id for b in repo.blocks_of(engine, league.id) if b.status != "done"]
             tasks = _groups(todo, max(1, processes), load_settings().blocks_at_once)
             futures = [pool.submit(_play_some, url, task, claimer) for task in tasks]
+            if notify and todo:
+                notify(
+                    f"playing {len(todo)} blocks of league {league.name} on {max(1, processes)} local"
+                    " processes (Ctrl-C stops them and gives their blocks back)"
+                )
             for future in as_completed(futures):
                 for status in future.result():
                     counts[status] = counts.get(status, 0) + 1

@@ -62,7 +62,9 @@ def play(
                 interrupted=asked,
             )
     pool = processes or settings.workers or os.cpu_count() or 1
-    return leagues.run_local(engine, league, processes=pool, progress=bar.update, planned=grow(bar))
+    return leagues.run_local(
+        engine, league, processes=pool, progress=bar.update, planned=grow(bar), notify=notify(bar)
+    )
 
 
 @contextlib.contextmanager

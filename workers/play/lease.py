@@ -171,6 +171,21 @@ def block_directories(block_id: int) -> Iterator[tuple[Path, Path]]:
         yield Path(files), Path(bots)
 
 
+def remove_own(directory: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Remove every block and bot directory of this process now (it is being stopped and exits
+    without running its ``with`` blocks' cleanup); returns what went."""
+    base = Path(directory or tempfile.gettempdir())
+    removed = []
+    with contextlib.suppress(OSError):
+        for path in base.iterdir():
+            match = _OWNED.fullmatch(path.name)
+            if match is None or int(match.group(1)) != os.getpid():
+                continue
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
 def sweep(directory: str | os.PathLike[str] | None = None) -> list[Path]:
     """Remove the block and bot directories whose owning process is gone; returns what went.
 
