@@ -91,6 +91,24 @@ def test_negative_equals_positive_on_a_one_head_card_covers_only_part_of_the_row
     assert state.scores == (3 + 11 - 2, 0)
 
 
+@pytest.mark.parametrize("row_first", [True, False])
+def test_negative_equals_positive_spends_what_the_row_leaves_on_earlier_cards(row_first: bool) -> None:
+    """The 76 counts one plus point; the other taken card, the 75, is worth two, so the plus point
+    cannot pay for it: it goes to the 83 taken earlier this round (rule 5, "what is left"). Both
+    readings agree here (issue 31: the row-first reading used to set aside the 76 alone)."""
+    variant = game(positive_row_first=row_first)
+    state = variant.position(
+        [(75, 76), (50,), (60,), (70,)], [(3, 40), (90, 91)], [(6,), ()], piles=[(83,), ()]
+    )
+    state, _ = step(variant, state, {0: 3, 1: 90})
+    state, _ = step(variant, state, {0: 0})
+    assert state.phase == TAKE and state.taken == (75, 76)
+    state, events = step(variant, state, {0: (Special.NEGATIVE_POSITIVE, 76)})
+    assert of_type(events, CardsSetAside) == [CardsSetAside(0, 76, (76, 83), 2)]
+    assert state.piles[0] == (75,) and state.scores == (2, 0)
+    assert state.set_aside == (76, 83)
+
+
 def test_negative_equals_positive_over_all_cards_when_not_row_first() -> None:
     variant = game(swap=False, positive_row_first=False)
     state = variant.position(

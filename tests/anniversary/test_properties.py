@@ -6,9 +6,10 @@ from __future__ import annotations
 import copy
 import json
 from collections import Counter
+from collections.abc import Iterable
 
 import annkit
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from games.anniversary.rules.anniversary import (
@@ -27,10 +28,58 @@ from games.anniversary.rules.anniversary import (
     Special,
     SpecialPlayed,
 )
+from games.anniversary.rules.anniversary_cards import set_aside
 from games.classic.rules.classic import CardPlaced as ClassicPlaced
 from games.classic.rules.classic import Classic, ClassicConfig
 from referee.rules.cards import bull_heads
 from referee.rules.core import CHANCE, DecisionKind, Termination, event_to_json
+
+
+def cover(cards: Iterable[int], budget: int) -> int:
+    """The most bull heads some of ``cards`` are worth together without exceeding ``budget``."""
+    sums = {0}
+    for card in cards:
+        sums |= {total + bull_heads(card) for total in sums if total + bull_heads(card) <= budget}
+    return max(sums)
+
+
+def heads(cards: Iterable[int]) -> int:
+    return sum(bull_heads(c) for c in cards)
+
+
+def check_set_aside(
+    chosen: int, taken: tuple[int, ...], earlier: tuple[int, ...], removed: tuple[int, ...], row_first: bool
+) -> None:
+    """Rule 5: ``chosen`` goes with cards worth at most its heads; row first, the other taken cards
+    get the most heads the plus points cover among them and whatever is left goes to earlier cards."""
+    plus = bull_heads(chosen)
+    others = [c for c in taken if c != chosen]
+    assert chosen in removed and set(removed) <= set(taken) | set(earlier)
+    paid = [c for c in removed if c in others]
+    before = [c for c in removed if c in earlier]
+    if row_first:
+        assert heads(paid) == cover(others, plus), "the row's other cards come first"
+        assert heads(before) == cover(earlier, plus - heads(paid)), "what is left goes to earlier cards"
+    else:
+        assert heads(paid) + heads(before) == cover([*others, *earlier], plus)
+
+
+@settings(max_examples=500)
+@given(
+    cards=st.lists(st.integers(1, 104), min_size=2, max_size=14, unique=True),
+    split=st.integers(1, 6),
+    pick=st.integers(0, 5),
+    row_first=st.booleans(),
+)
+@example(cards=[75, 76, 83], split=2, pick=1, row_first=True)  # issue 31: the 83 was kept
+def test_negative_equals_positive_spends_every_plus_point_it_can(
+    cards: list[int], split: int, pick: int, row_first: bool
+) -> None:
+    taken, earlier = tuple(cards[:split]), tuple(cards[split:])
+    chosen = taken[pick % len(taken)]
+    removed = set_aside(chosen, taken, earlier, row_first=row_first)
+    check_set_aside(chosen, taken, earlier, removed, row_first)
+    assert removed == tuple(sorted(removed)) and len(set(removed)) == len(removed)
 
 
 def in_flight(state: AnniversaryState) -> list[int]:
@@ -129,6 +178,10 @@ def test_random_games_keep_every_invariant(
                 assert event.bulls <= bull_heads(event.card) + sum(
                     bull_heads(c) for c in event.cards if c != event.card
                 )
+                pile = s.before.piles[event.seat]
+                taken = s.before.taken
+                earlier = pile[: len(pile) - len(taken)]
+                check_set_aside(event.card, taken, earlier, event.cards, config.positive_row_first)
     outcome = game.outcome()
     assert outcome is not None and outcome.termination is Termination.HANDS_PLAYED
     assert list(outcome.scores) == bulls == banked

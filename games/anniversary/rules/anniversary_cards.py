@@ -195,16 +195,16 @@ def set_aside(
     ``chosen`` counts its bull heads as plus points; it is set aside with cards worth up to that
     many heads. ``taken`` is the row just taken (``chosen`` among them), ``earlier`` the pile
     before the take. With ``row_first`` (the edition's example), the plus points cancel the other
-    taken cards first and what is left cancels earlier cards; otherwise the most heads the plus
-    points cover among all of them.
+    taken cards first (the most heads they cover among them) and what is left cancels earlier
+    cards, also when they cannot cover the whole row; otherwise the most heads the plus points
+    cover among all of them.
     """
     plus = bull_heads(chosen)
     others = list(taken)
     others.remove(chosen)
     if row_first:
-        owed = row_heads(others)
-        # Enough plus points for the whole row: the rest of them cancel cards taken earlier.
-        removed = (*others, *most_heads(earlier, plus - owed)) if owed <= plus else most_heads(others, plus)
+        paid = most_heads(others, plus)  # the whole row when the plus points cover it
+        removed = (*paid, *most_heads(earlier, plus - row_heads(paid)))
     else:
         removed = most_heads([*others, *earlier], plus)
     return tuple(sorted((chosen, *removed)))
