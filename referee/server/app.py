@@ -15,6 +15,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from referee.server import metrics
+from referee.server.remote import RemoteKey
 from referee.server.service import RefereeService
 from referee.server.state import RefereeState
 from referee.settings import Settings, tune_gc
@@ -62,14 +63,20 @@ def tls_credentials(settings: Settings) -> grpc.ServerCredentials | None:
 
 
 async def start_referee(
-    address: str, settings: Settings, admin_token: str = "", also_listen: tuple[str, ...] = ()
+    address: str,
+    settings: Settings,
+    admin_token: str = "",
+    also_listen: tuple[str, ...] = (),
+    remote_keys: tuple[list[RemoteKey], int] | None = None,
 ) -> RunningReferee:
     """Start a referee listening on ``address`` (``host:0`` picks a free port).
 
     The admin token is ``admin_token``, else ``SIXNIMMT_ADMIN_TOKEN``, else a random one. With a
     TLS certificate in the settings, ``address`` serves TLS; ``also_listen`` are further
     plaintext addresses (a Unix socket for the league's admin calls and its sandboxed bots,
-    beside a public TLS port for remote bots: docs/remote.md).
+    beside a public TLS port for remote bots: docs/remote.md). ``remote_keys`` (the keys and
+    their generation, :func:`referee.server.remote.read_keys_file`) are held before the first
+    stream is served, as if the league had pushed them.
     """
     credentials = tls_credentials(settings)
     token = admin_token or settings.admin_token or secrets.token_hex(24)
@@ -86,7 +93,10 @@ async def start_referee(
     state = RefereeState(
         keep_results=settings.keep_results, keep_results_bytes=settings.keep_results_mb << 20
     )
-    referee_pb2_grpc.add_RefereeServicer_to_server(RefereeService(state, settings, token), server)
+    service = RefereeService(state, settings, token)
+    if remote_keys is not None:
+        service.remote.set_keys(*remote_keys)
+    referee_pb2_grpc.add_RefereeServicer_to_server(service, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
@@ -127,13 +137,14 @@ async def serve(
     ready_file: str | None = None,
     admin_token_file: str | None = None,
     also_listen: tuple[str, ...] = (),
+    remote_keys: tuple[list[RemoteKey], int] | None = None,
 ) -> None:
     """Run a referee until SIGINT or SIGTERM, with its metrics on ``settings.referee_metrics_port``.
 
     The admin token is never logged: without ``SIXNIMMT_ADMIN_TOKEN`` it is a random one, which
     ``admin_token_file`` (created readable by this user only) receives.
     """
-    running = await start_referee(address, settings, also_listen=also_listen)
+    running = await start_referee(address, settings, also_listen=also_listen, remote_keys=remote_keys)
     tune_gc(settings)  # the referee is up: what it built so far lives as long as it does
     log.info(
         "referee listening on %s%s%s",
@@ -141,6 +152,8 @@ async def serve(
         " (TLS)" if settings.referee_tls_cert else "",
         "".join(f", {extra}" for extra in also_listen),
     )
+    if remote_keys is not None:
+        log.info("holding %d API keys (generation %d) from the key file", len(remote_keys[0]), remote_keys[1])
     for extra in also_listen:
         if extra.startswith("unix:"):
             # Sandboxed bots run as other users and connect through it (workers.sandbox).

@@ -43,6 +43,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="ADDR",
         help="a further plaintext address, e.g. unix:/path/referee.sock for the league beside a TLS port",
     )
+    p.add_argument(
+        "--remote-keys",
+        metavar="FILE",
+        help="accept these API keys from the start (a file 'sixnimmt bot key export FILE' wrote;"
+        " docs/remote.md); without it remote bots get UNAVAILABLE until the league pushes the keys",
+    )
     p.set_defaults(func=_serve)
 
 
@@ -59,9 +65,11 @@ def _serve(args: argparse.Namespace) -> int:
     if args.tls_key is not None:
         settings = dataclasses.replace(settings, referee_tls_key=args.tls_key)
     from referee.server.app import tls_credentials
+    from referee.server.remote import read_keys_file
 
     try:
         tls_credentials(settings)
+        remote_keys = read_keys_file(args.remote_keys) if args.remote_keys else None
     except ValueError as exc:
         print(f"sixnimmt: error: {exc}", file=sys.stderr)
         return 2
@@ -73,6 +81,7 @@ def _serve(args: argparse.Namespace) -> int:
             args.ready_file,
             args.admin_token_file,
             tuple(args.also_listen),
+            remote_keys,
         )
     )
     return 0

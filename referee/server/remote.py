@@ -15,8 +15,11 @@ for any bot; the same key connecting again takes them up.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from referee.driver import StandingLink
 from referee.server.state import RefereeState, UnknownTokenError
@@ -54,6 +57,47 @@ class RemoteKey:
     sha256: str
     max_connections: int
     max_matches: int
+
+
+KEY_FIELDS = ("key_id", "account", "sha256", "max_connections", "max_matches")
+"""The fields of each key in a key file, as in ``SetRemoteKeys``."""
+
+
+def read_keys_file(path: str | Path) -> tuple[list[RemoteKey], int]:
+    """The keys and their generation from a key file (``referee serve --remote-keys FILE``).
+
+    The file is what ``sixnimmt bot key export FILE`` writes from the store, the same set a
+    ``SetRemoteKeys`` carries: ``{"generation": N, "keys": [{"key_id", "account", "sha256",
+    "max_connections", "max_matches"}, …]}``. A referee started with it accepts those keys from
+    its first moment instead of answering ``UNAVAILABLE`` until the league pushes them. Anything
+    unreadable or malformed is a :class:`ValueError` naming the file (one line for the command).
+    """
+    try:
+        data: Any = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise ValueError(f"cannot read the key file {path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise ValueError(f"the key file {path} is not JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
+        raise ValueError(
+            f"the key file {path} holds no \"keys\" list (write it with 'sixnimmt bot key export')"
+        )
+    generation = data.get("generation", 0)
+    if not isinstance(generation, int) or generation < 0:
+        raise ValueError(f'the key file {path}: "generation" must be a whole number >= 0')
+    keys = []
+    for at, item in enumerate(data["keys"]):
+        if not isinstance(item, dict) or set(item) != set(KEY_FIELDS):
+            raise ValueError(f"the key file {path}: key {at} must have exactly {', '.join(KEY_FIELDS)}")
+        key = RemoteKey(**item)
+        texts = (key.key_id, key.account, key.sha256)
+        counts = (key.max_connections, key.max_matches)
+        if not all(isinstance(t, str) and t for t in texts) or not all(
+            isinstance(n, int) and n >= 0 for n in counts
+        ):
+            raise ValueError(f"the key file {path}: key {at} has a field of the wrong type")
+        keys.append(RemoteKey(key.key_id, key.account, key.sha256.lower(), *counts))
+    return keys, generation
 
 
 def is_key(token: str) -> bool:

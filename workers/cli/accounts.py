@@ -1,11 +1,14 @@
-"""``sixnimmt bot account create|list`` and ``sixnimmt bot key create|revoke|list``."""
+"""``sixnimmt bot account create|list`` and ``sixnimmt bot key create|revoke|export|list``."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from referee.clikit import tables
@@ -37,6 +40,13 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
     p.add_argument("key_id", help="the key's id (or the whole key)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=guard(cmd_key_revoke))
+    p = group.add_parser(
+        "export",
+        help="write the keys that are not revoked (hashes only) to FILE for 'referee serve --remote-keys'",
+    )
+    p.add_argument("file", help="the key file to write (replaced whole)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=guard(cmd_key_export))
     p = group.add_parser("list", help="the keys (of one account), revoked ones too; never the keys")
     p.add_argument("account", nargs="?")
     p.add_argument("--json", action="store_true")
@@ -110,6 +120,36 @@ def cmd_key_revoke(args: argparse.Namespace, engine: Any) -> int:
         return 0
     print(f"API key {key.key_id} of {key.account} revoked")
     _say_pushed(pushed)
+    return 0
+
+
+def cmd_key_export(args: argparse.Namespace, engine: Any) -> int:
+    """Write the referee's key set (``SetRemoteKeys``'s: hashes, never keys) to a file, whole.
+
+    ``sixnimmt referee serve --remote-keys FILE`` reads it before it serves, so a referee that
+    starts after keys were made accepts them at once (docs/remote.md, "Keys at the referee's
+    start"). The file is replaced atomically: a referee starting meanwhile reads the old set or
+    the new one, never half of one.
+    """
+    # The bots' accounts load SQLAlchemy (and gRPC): when a command runs, not at start-up.
+    from workers.bots import accounts
+
+    keys, generation = accounts.referee_key_set(engine)
+    target = Path(args.file)
+    text = json.dumps({"generation": generation, "keys": keys}, indent=1) + "\n"
+    try:
+        fd, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.chmod(temporary, 0o644)  # hashes of random keys: the referee's user may read them
+        os.replace(temporary, target)
+    except OSError as exc:
+        print(f"sixnimmt: error: cannot write {exc.filename or target}: {exc.strerror}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"file": str(target), "keys": len(keys), "generation": generation}))
+    else:
+        print(f"{len(keys)} API keys (generation {generation}) written to {target}")
     return 0
 
 
