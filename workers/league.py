@@ -9,8 +9,9 @@ import signal
 import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
@@ -270,6 +271,10 @@ def plan_next_round(engine: Engine, league: repo.League) -> int | None:
     return len(new)
 
 
+WAIT_POLL_S = 1.0
+"""How often a local run looks at what its blocks wait for (a remote bot, another worker's lease)."""
+
+
 def run_local(
     engine: Engine,
     league: repo.League,
@@ -299,22 +304,50 @@ def run_local(
         initializer=_pool_process,
         mp_context=multiprocessing.get_context("spawn"),
     )
+    settings = load_settings()
+    said: set[tuple[int, int, str]] = set()
+
+    def tell_waits() -> None:
+        if notify is None:
+            return
+        lines = repo.waits(
+            engine, league.id, said, lease_s=settings.lease_s, renew_s=settings.lease_renew_s, worker=claimer
+        )
+        for line in lines:
+            notify(line)
+
     try:
         while True:
-            todo = [b.id for b in repo.blocks_of(engine, league.id) if b.status != "done"]
-            tasks = _groups(todo, max(1, processes), load_settings().blocks_at_once)
-            futures = [pool.submit(_play_some, url, task, claimer) for task in tasks]
+            now = datetime.now(UTC)
+            stored = repo.blocks_of(engine, league.id)
+            # A block another worker holds under a live lease is not sent: the run waits for it
+            # (stored by its player, or claimable once the lease is over) and says so.
+            todo = [
+                b.id
+                for b in stored
+                if b.status != "done"
+                and not (b.status == "running" and b.lease_until is not None and b.lease_until > now)
+            ]
+            tasks = _groups(todo, max(1, processes), settings.blocks_at_once)
+            futures = {pool.submit(_play_some, url, task, claimer) for task in tasks}
             if notify and todo:
                 notify(
                     f"playing {len(todo)} blocks of league {league.name} on {max(1, processes)} local"
                     " processes (Ctrl-C stops them and gives their blocks back)"
                 )
-            for future in as_completed(futures):
-                for status in future.result():
-                    counts[status] = counts.get(status, 0) + 1
-                    if progress:
-                        progress(1)
+            while futures:
+                finished, futures = wait(futures, timeout=WAIT_POLL_S, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    for status in future.result():
+                        counts[status] = counts.get(status, 0) + 1
+                        if progress:
+                            progress(1)
+                tell_waits()
             added = plan_next_round(engine, league)
+            if not added and any(b.status == "running" for b in repo.blocks_of(engine, league.id)):
+                tell_waits()
+                time.sleep(WAIT_POLL_S)  # another worker's block: its lease ends or it is stored
+                continue
             if not added:
                 pool.shutdown()
                 if added == 0:

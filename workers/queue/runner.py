@@ -76,8 +76,10 @@ def run_celery(
 
     Following only reads: interrupting it leaves the league to the workers. Store and broker
     errors are retried with backoff (up to 30 s apart), each retry told to ``notify``, which also
-    hears when no worker has been seen for ``no_worker_s``. A league with a stopping rule goes on
-    round after round: the workers add the rounds, and so does this loop when it sees one stored.
+    hears when no worker has been seen for ``no_worker_s`` and, once each, what a block waits for
+    (a remote bot to connect, a lease nobody renews to expire: :func:`workers.store.repo.waits`).
+    A league with a stopping rule goes on round after round: the workers add the rounds, and so
+    does this loop when it sees one stored.
     """
     say = notify or (lambda message: None)
     send = send or send_block
@@ -102,6 +104,8 @@ def run_celery(
                 time.sleep(delay)
 
     queued = attempt("starting the league", lambda: start(engine, league, send=send))
+    settings = load_settings()
+    said: set[tuple[int, int, str]] = set()
     total = None
     seen = 0
     done_before: int | None = None
@@ -130,6 +134,14 @@ def run_celery(
             if not report.queued:  # another runner is adding it
                 time.sleep(poll_s)
             continue
+        waits = attempt(
+            "reading the store",
+            lambda: repo.waits(
+                engine, league.id, said, lease_s=settings.lease_s, renew_s=settings.lease_renew_s
+            ),
+        )
+        for line in waits:
+            say(line)
         now = time.monotonic()
         if now - last_change >= no_worker_s and now - warned >= no_worker_s:
             seen_at = attempt("reading the store", lambda: repo.last_worker_seen(engine))

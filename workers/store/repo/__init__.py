@@ -19,6 +19,7 @@ from workers.store.repo.blocks import (
     pending_blocks_beside,
     release_claims,
     renew_lease,
+    waits,
 )
 from workers.store.repo.bots import (
     add_bot_version,
@@ -128,4 +129,5 @@ __all__ = [
     "store_id",
     "store_ratings",
     "transcript",
+    "waits",
 ]

@@ -225,3 +225,44 @@ def mark_queued(engine: Engine, block_id: int, *, not_since: dt.datetime) -> boo
             .values(queued_at=_now())
         )
     return done.rowcount == 1
+
+
+def waits(
+    engine: Engine,
+    league_id: int,
+    said: set[tuple[int, int, str]],
+    *,
+    lease_s: float,
+    renew_s: float,
+    worker: str = "",
+) -> list[str]:
+    """One line for each new thing the league's running blocks wait for (``said`` keeps what was
+    told already): a remote bot to connect (``blocks.waiting``), a lease nobody renews any more to
+    expire (its worker is gone, or cannot reach the store), and, for a runner that plays as
+    ``worker``, a block another worker is playing. What ``league run`` says while it waits."""
+    now = _now()
+    query = select(blocks).where(blocks.c.league_id == league_id, blocks.c.status == "running")
+    with engine.connect() as conn:
+        rows = list(conn.execute(query.order_by(blocks.c.number)))
+    lines = []
+    for row in rows:
+        lease = _aware(row.lease_until)
+        left = (lease - now).total_seconds() if lease is not None else 0.0
+        if row.waiting:
+            what, key = f"block {row.number}: {row.waiting}", row.waiting.split(" (gives up")[0]
+        elif left < lease_s - 1.5 * renew_s:
+            # A worker that plays renews every renew_s to lease_s from then: this lease is not renewed.
+            what = (
+                f"waiting for block {row.number}'s lease (worker {row.claimed_by}) to expire"
+                f" in ~{max(0.0, left):.0f} s:"
+                f" not renewed for {max(0.0, lease_s - left):.0f} s (its worker stopped or lost the store)"
+            )
+            key = "lease"
+        elif worker and row.claimed_by != worker:
+            what, key = f"waiting for block {row.number}: worker {row.claimed_by} is playing it", "played"
+        else:
+            continue
+        if (row.id, row.attempts, key) not in said:
+            said.add((row.id, row.attempts, key))
+            lines.append(what)
+    return lines
