@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 from bot_sdk.loader import BotLoadError, load_bot, spec_label
 from bot_sdk.play import BotError, play_match
+from games.replay_text import Describe, event_lines
 from referee import settings as settings_module
 from referee.clikit import tables
 from referee.clikit.options import game_options, json_flag, parse_options, positive
@@ -449,7 +450,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """Print the public events of a transcript, step by step."""
+    """Print the public events of a transcript, step by step: in words, rows counted from 1 as in
+    the dashboard's replay (the game's replay lines); ``--json``: the events as recorded, rows
+    counted from 0 as on the wire."""
     from referee.rules.core import event_to_json
 
     transcript = _load_transcript(args.transcript)
@@ -457,12 +460,28 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([[event_to_json(e) for e in events] for events in steps]))
         return 0
+    seats = transcript.meta.get("seats")
+    names = [str(name) for name in seats] if isinstance(seats, list) else []
+    describe = _replay_lines(transcript.variant)
     for number, events in enumerate(steps, 1):
-        for event in events:
-            data = event_to_json(event)
-            kind = data.pop("type")
-            print(f"{number:>4}  {kind:<14} {json.dumps(data, separators=(',', ':'))}")
+        for line in event_lines(events, names, describe):
+            print(f"{number:>4}  {tables.printable(line)}")
     return 0
+
+
+def _replay_lines(variant: str) -> Describe | None:
+    """The ``describe`` hook of the replay module of the game that plays ``variant`` (its
+    ``GameSpec.replay``), or None: its events then print as their fields."""
+    from referee.rules.spec import game_of, resolve
+
+    game = game_of(variant)
+    if game is None or not game.replay:
+        return None
+    try:
+        hook: Describe | None = getattr(resolve(game.replay), "describe", None)
+    except Exception:  # a replay that does not load: the events still print, as their fields
+        return None
+    return hook
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""The 6 nimmt! board game, the Brettspiel (``board``): its parts."""
+"""The 6 nimmt! board game, the Brettspiel (``board``): its rules, codec, SDK base, bots and replay."""
 
 from referee.rules.spec import GameSpec
 
@@ -10,6 +10,7 @@ SPEC = GameSpec(
     codec="games.board.wire",
     sdk=("games.board.sdk:BrettspielBot",),
     bots={"board": {"random": "games.board.bots:RandomBot", "heuristic": "games.board.bots:HeuristicBot"}},
+    replay="games.board.replay",
     envs={"board": "envs.board:env"},
     docs="docs/rules.md#6-nimmt-brettspiel-board-alias-brettspiel",
 )

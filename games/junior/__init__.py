@@ -31,6 +31,7 @@ SPEC = GameSpec(
             "heuristic": "games.junior.bots:HeuristicExpertsBot",
         },
     },
+    replay="games.junior.replay",
     envs={
         "junior-basic": "envs.junior:basic_env",
         "junior-advanced": "envs.junior:advanced_env",
