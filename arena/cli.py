@@ -47,9 +47,21 @@ def register(sub: Any) -> None:
         default="random,lowest,highest,heuristic,mc",
         help="comma-separated bot specs: reference names or mybot.py[:Class]",
     )
-    p.add_argument("--table", type=positive, default=4, help="seats per table")
-    p.add_argument("--deals", type=positive, default=2, help="duplicate deals per table")
-    p.add_argument("--processes", type=positive, default=os.cpu_count() or 1, help="with --in-process")
+    p.add_argument(
+        "--table",
+        type=positive,
+        default=None,
+        help="seats per table (default: -o players=N if given, else 4, or fewer with fewer bots)",
+    )
+    p.add_argument(
+        "--deals", type=positive, default=2, help="duplicate deals per table (default: %(default)s)"
+    )
+    p.add_argument(
+        "--processes",
+        type=positive,
+        default=os.cpu_count() or 1,
+        help="with --in-process: games played at once (default: this machine's cores, %(default)s)",
+    )
     p.add_argument(
         "--in-process",
         action="store_true",
@@ -65,8 +77,8 @@ def register(sub: Any) -> None:
     p.add_argument("bot", nargs="?", help="your bot: mybot.py[:Class], a reference name, a bot.toml's dir")
     _cmd_option(p, "your bot in any language: its command line, instead of BOT")
     p.add_argument("--against", default="random,heuristic,mc", help="opponents, comma-separated")
-    p.add_argument("--games", type=positive, default=20)
-    p.add_argument("--decision-ms", type=positive, default=2000)
+    p.add_argument("--games", type=positive, default=20, help="games to play (default: %(default)s)")
+    _time_control_options(p)
     p.add_argument("--transcripts", type=Path, help="write each game's transcript into this directory")
     p.add_argument("--view", action="store_true", help="then show the games in the replay viewer")
     game_options(p)
@@ -76,11 +88,42 @@ def register(sub: Any) -> None:
     p = group.add_parser("check", help="a conformance check: timing, legality, concurrency, shutdown")
     p.add_argument("bot", nargs="?", help="mybot.py[:Class], a reference name, or a bot.toml's directory")
     _cmd_option(p, "a bot in any language: its command line, instead of BOT")
-    p.add_argument("--games", type=positive, default=16, help="concurrent matches to play")
-    p.add_argument("--decision-ms", type=positive, default=2000)
+    p.add_argument(
+        "--games", type=positive, default=16, help="concurrent matches to play (default: %(default)s)"
+    )
+    _time_control_options(p)
     game_options(p)
     json_flag(p)
     p.set_defaults(func=_guard(lambda args: cmd_check(args, options.parse_options(args.option))))
+
+
+def _time_control_options(p: argparse.ArgumentParser) -> None:
+    """``--decision-ms`` and ``--bank-ms``; unset, the league's own (``SIXNIMMT_DECISION_MS``,
+    ``SIXNIMMT_BANK_MS``: :func:`arena.matches.default_time_control`)."""
+    p.add_argument(
+        "--decision-ms",
+        type=options.positive,
+        help="time for one decision before the bank is used (default: SIXNIMMT_DECISION_MS, 2000 unset)",
+    )
+    p.add_argument(
+        "--bank-ms",
+        type=int,
+        help="time bank per seat and match, used up by late answers (default: SIXNIMMT_BANK_MS, 10000 unset)",
+    )
+
+
+def _time_control(args: argparse.Namespace) -> dict[str, int]:
+    """The time control a command plays under: its options over the league's defaults."""
+    from arena.matches import default_time_control
+
+    clock = default_time_control()
+    if args.decision_ms is not None:
+        clock["decision_ms"] = args.decision_ms
+    if args.bank_ms is not None:
+        if args.bank_ms < 0:
+            raise RulesError(f"--bank-ms must be at least 0, got {args.bank_ms}")
+        clock["bank_ms"] = args.bank_ms
+    return clock
 
 
 def _cmd_option(p: argparse.ArgumentParser, help: str, *, repeat: bool = False) -> None:
@@ -179,14 +222,17 @@ def _play(
             variant=args.variant,
             config=config,
             progress=bar.update,
-            decision_ms=args.decision_ms,
             seat_key=LOCAL_SEAT_KEY,  # the author's own bots: the same seed replays the same games
+            **_time_control(args),
         )
 
 
 def cmd_play(args: argparse.Namespace, config: dict[str, Any]) -> int:
     """Play and print each entrant's results, faults included."""
+    from arena.matches import time_control_text
+
     names, specs = _entrants(_bot_spec(args), args.against)
+    clock = _time_control(args)
     run = _play(args, config, names, specs)
     rows = _summarise(names, run)
     if args.transcripts:
@@ -196,13 +242,21 @@ def cmd_play(args: argparse.Namespace, config: dict[str, Any]) -> int:
     if args.json:
         print(
             json.dumps(
-                tables.printable_json({"variant": args.variant, "games": len(run.matches), "entrants": rows})
+                tables.printable_json(
+                    {
+                        "variant": args.variant,
+                        "games": len(run.matches),
+                        "time_control": clock,
+                        "entrants": rows,
+                    }
+                )
             )
         )
         return 0
     game = make_variant(args.variant, config)
     games = len(run.matches)
     print(f"{games} game{'' if games == 1 else 's'}, every bot its own process: {tables.game_summary(game)}")
+    print(time_control_text(clock["decision_ms"], clock["bank_ms"]))
     right = tables.right
     lines = []
     for row in rows:
@@ -225,14 +279,16 @@ def cmd_play(args: argparse.Namespace, config: dict[str, Any]) -> int:
 
 
 def print_reasons(rows: list[dict[str, Any]]) -> None:
-    """Each entrant's distinct fault reasons (a traceback once, with its count) and a bad exit."""
+    """Each entrant's faults by cause (:func:`referee.faults.group_reasons`: one example each, a
+    traceback once, with the count) and a bad exit."""
     for row in rows:
         exit = row.get("exit") or {}
         if not row["fault_reasons"] and exit.get("status") in (0, None) and not exit.get("signal"):
             continue
         print(f"\n{tables.printable(row['name'])}:")
         for fault in row["fault_reasons"]:
-            print(f"  {fault['kind']} ×{fault['count']}:")
+            example = ", for example" if fault.get("distinct", 1) > 1 else ""
+            print(f"  {fault['kind']} ×{fault['count']}{example}:")
             print(textwrap.indent(tables.printable(fault["reason"], lines=True), "    "))
         if exit and (exit.get("status") != 0 or exit.get("signal")):
             stderr = tables.printable(exit.get("stderr") or "", lines=True)
@@ -243,16 +299,17 @@ def print_reasons(rows: list[dict[str, Any]]) -> None:
 
 
 def _summarise(names: list[str], run: MatchRun) -> list[dict[str, Any]]:
+    from arena.conformance import Decisions
+    from referee.faults import group_reasons
+
     rows = []
     for name in names:
         seats = [s for m in run.matches for s in m.seats if s.entrant == name]
         faults: dict[str, int] = {}
-        reasons: dict[tuple[str, str], int] = {}
         for s in seats:
             for kind, count in s.faults.items():
                 faults[kind] = faults.get(kind, 0) + count
-            for kind, reason, count in s.reasons:
-                reasons[(kind.value, reason)] = reasons.get((kind.value, reason), 0) + count
+        decisions = Decisions.of(seats)
         exit = run.exits.get(name)
         rows.append(
             {
@@ -263,15 +320,10 @@ def _summarise(names: list[str], run: MatchRun) -> list[dict[str, Any]]:
                 "mean_rank": round(statistics.fmean(s.rank for s in seats), 3) if seats else None,
                 "wins": sum(1 for s in seats if s.rank == 1),
                 "faults": faults,
-                "defaulted": sum(s.defaulted for s in seats),
-                "decisions": sum(s.decisions for s in seats),
-                "think_ms_per_decision": round(
-                    sum(s.think_ms for s in seats) / max(1, sum(s.decisions for s in seats)), 2
-                ),
+                **decisions.to_json(),
                 "exit_code": run.exit_codes.get(name),
                 "fault_reasons": [
-                    {"kind": kind, "reason": reason, "count": count}
-                    for (kind, reason), count in sorted(reasons.items(), key=lambda item: -item[1])
+                    group.to_json() for group in group_reasons(r for s in seats for r in s.reasons)
                 ],
                 "exit": None if exit is None else exit.to_json() | {"how": exit.describe()},
             }
@@ -290,16 +342,17 @@ def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
             config=config,
             games=args.games,
             seed=args.seed,
-            decision_ms=args.decision_ms,
             progress=bar.update,
+            **_time_control(args),
         )
     if args.json:
         print(json.dumps(tables.printable_json(report.to_json())))
     else:
+        print(report.time_control_line())
         tables.print_table(
             ["result", "check"], [["PASS" if ok else "FAIL", name] for name, ok in report.checks]
         )
-        print(f"{report.decisions} decisions, {report.think_ms_per_decision} ms each on average")
+        print(report.decisions.text())
         problem = report.problem()
         if problem:
             print("what went wrong:")
@@ -308,14 +361,33 @@ def cmd_check(args: argparse.Namespace, config: dict[str, Any]) -> int:
     return 0 if report.ok else 1
 
 
+def _table_size(table: int | None, config: dict[str, Any], bots: int) -> int:
+    """Seats per table: ``--table``, else ``-o players=N``, else 4 (fewer with fewer bots).
+
+    ``-o players`` more than the bots, or disagreeing with ``--table``, is an error, never a
+    smaller game than asked for.
+    """
+    players = config.get("players")
+    if players is None:
+        return min(table or 4, bots)
+    if not isinstance(players, int) or isinstance(players, bool) or players < 1:
+        raise RulesError(f"-o players must be a whole number of players, got {players!r}")
+    if table is not None and table != players:
+        raise RulesError(f"--table {table} and -o players={players} disagree: give one of them")
+    if players > bots:
+        raise RulesError(f"-o players={players} needs at least {players} bots, {bots} given")
+    return players
+
+
 def cmd_arena(args: argparse.Namespace) -> int:
     """Play a local round-robin and print the standings."""
+    from arena.matches import default_time_control, time_control_text
     from arena.tournament import plan_round_robin, run_tournament
     from bot_sdk.command import command_spec
 
     specs = sdk_cli.bot_specs(args.bots) + [command_spec(c) for c in args.cmd or []]
     config = options.parse_options(args.option)
-    table = min(args.table, len(specs))
+    table = _table_size(args.table, config, len(specs))
     blocks = plan_round_robin(len(specs), table, args.deals, args.seed)
     with progress_bar(len(blocks) * table, "games", args.json) as bar:
         table_rows, records = run_tournament(
@@ -327,6 +399,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             seed=args.seed,
             processes=args.processes,
             remote=not args.in_process,
+            time_control=default_time_control(),
             progress=bar.update,
         )
     if args.json:
@@ -350,6 +423,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
         f" deal{'' if args.deals == 1 else 's'} per table, seed {args.seed}, {how}:"
         f" {tables.game_summary(game)}"
     )
+    if not args.in_process:
+        print(time_control_text(**default_time_control()))
     right = tables.right
     columns = ["#", "bot", "games", "mean score", "95% interval", "mean rank", "wins", "faults"]
     rows = []

@@ -8,16 +8,79 @@ protocol, stay connected, and exit cleanly after the referee's goodbye.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.matches import BotExitedError, MatchPlan, MatchRun, ProcessExit, RefereeClient, play_matches
+from arena.matches import (
+    BotExitedError,
+    MatchPlan,
+    MatchRun,
+    ProcessExit,
+    RefereeClient,
+    SeatOutcome,
+    default_time_control,
+    play_matches,
+    time_control_text,
+)
 from bot_sdk import command
 from bot_sdk.loader import load_bot
-from referee.faults import FaultKind, short_reason
+from referee.faults import FaultGroup, FaultKind, group_reasons, short_reason
 from referee.rules.registry import make_variant
 from referee.rules.seeding import derive_seed
+
+
+@dataclass(frozen=True, slots=True)
+class Decisions:
+    """A bot's decisions over some seats: how many it had, how many it answered, how long it took.
+
+    The referee counts, per seat, the decisions played as the bot answered (``decisions``), the
+    defaulted ones (``defaulted``: a timeout, an illegal action, an exception, a lost connection)
+    and the time from request to reply (``think_ms``), which includes the wait for the answers
+    that never came. So the time per decision is taken over the answered decisions (legal,
+    illegal, or raised) of the seats without a timeout; without such a decision there is none.
+    """
+
+    asked: int
+    """Every decision of the bot's seats: answered or defaulted."""
+    played: int
+    """The bot's own legal answers, played as it gave them."""
+    defaulted: int
+    timed: int
+    """The answered decisions the time per decision is taken over."""
+    ms_per_decision: float | None
+
+    @classmethod
+    def of(cls, seats: Sequence[SeatOutcome]) -> Decisions:
+        """The figures of ``seats`` (one bot's)."""
+        played = sum(s.decisions for s in seats)
+        defaulted = sum(s.defaulted for s in seats)
+        clean = [s for s in seats if not s.faults.get(FaultKind.TIMEOUT)]
+        timed = sum(
+            s.decisions + s.faults.get(FaultKind.ILLEGAL, 0) + s.faults.get(FaultKind.EXCEPTION, 0)
+            for s in clean
+        )
+        ms = round(sum(s.think_ms for s in clean) / timed, 2) if timed else None
+        return cls(played + defaulted, played, defaulted, timed, ms)
+
+    def text(self) -> str:
+        """One line, e.g. ``290 decisions (41 played, 249 defaulted), 3.2 ms each on average``."""
+        said = f"{self.asked} decision{'' if self.asked == 1 else 's'}"
+        if self.defaulted:
+            said += f" ({self.played} played, {self.defaulted} defaulted)"
+        if self.ms_per_decision is None:
+            return said + ", none answered in time to measure"
+        return said + f", {self.ms_per_decision} ms each on average over {self.timed} answered"
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready form (``think_ms_per_decision`` is ``None`` without an answer to time)."""
+        return {
+            "decisions": self.asked,
+            "played": self.played,
+            "defaulted": self.defaulted,
+            "think_ms_per_decision": self.ms_per_decision,
+            "timed_decisions": self.timed,
+        }
 
 
 @dataclass(slots=True)
@@ -26,16 +89,21 @@ class CheckReport:
 
     checks: list[tuple[str, bool]]
     games: int
-    decisions: int
+    decisions: Decisions
     faults: dict[str, int]
     exit_code: int | None
-    think_ms_per_decision: float
+    time_control: dict[str, int]
+    """The time control the games were played under (``decision_ms``, ``bank_ms``)."""
     mean_score: float | None = None
     details: dict[str, Any] = field(default_factory=dict)
-    reasons: list[tuple[FaultKind, str, int]] = field(default_factory=list)
-    """The bot's distinct fault reasons over every game, with counts, most frequent first."""
+    reasons: list[FaultGroup] = field(default_factory=list)
+    """The bot's faults over every game grouped by cause, each with an example, most frequent first."""
     exit: ProcessExit | None = None
     """How the bot's process ended, with the end of its stderr."""
+
+    def time_control_line(self) -> str:
+        """The time control, as every command's header says it."""
+        return time_control_text(self.time_control["decision_ms"], self.time_control["bank_ms"])
 
     @property
     def ok(self) -> bool:
@@ -48,12 +116,12 @@ class CheckReport:
             "ok": self.ok,
             "checks": [{"check": name, "passed": passed} for name, passed in self.checks],
             "games": self.games,
-            "decisions": self.decisions,
+            "time_control": self.time_control,
+            **self.decisions.to_json(),
             "faults": self.faults,
             "exit_code": self.exit_code,
-            "think_ms_per_decision": self.think_ms_per_decision,
             "mean_score": self.mean_score,
-            "fault_reasons": [{"kind": k.value, "reason": r, "count": n} for k, r, n in self.reasons],
+            "fault_reasons": [group.to_json() for group in self.reasons],
             "exit": None if self.exit is None else self.exit.to_json() | {"how": self.exit.describe()},
             "problem": self.problem(),
         }
@@ -63,12 +131,13 @@ class CheckReport:
         problem = self.problem()
         if not problem:
             return ""
-        if self.reasons and not problem.startswith(self.reasons[0][0].value):
+        if self.reasons and not problem.startswith(self.reasons[0].kind.value):
             return problem.splitlines()[0]
         if self.reasons:
-            kind, reason, count = self.reasons[0]
-            more = f" (and {len(self.reasons) - 1} more reasons)" if len(self.reasons) > 1 else ""
-            return f"{kind.value} ×{count}: {short_reason(reason)}{more}"
+            first = self.reasons[0]
+            others = len(self.reasons) - 1
+            more = f" (and {others} more cause{'' if others == 1 else 's'})" if others else ""
+            return f"{first.label()}: {short_reason(first.example)}{more}"
         assert self.exit is not None  # a problem without reasons is the process's exit
         last = [line for line in self.exit.stderr.splitlines() if line.strip()][-1:]
         return f"the bot process {self.exit.describe()}" + (f"; its stderr ends: {last[0]}" if last else "")
@@ -84,8 +153,8 @@ class CheckReport:
         if said and self.exit is not None and not self.exit.clean:
             return said[-1]  # the bot never played: it could not be loaded, or the referee refused it
         lines = []
-        for kind, reason, count in self.reasons[:3]:
-            lines.append(f"{kind.value} ×{count}: {reason}")
+        for group in self.reasons[:3]:
+            lines.append(f"{group.label()}: {group.example}")
         if self.exit is not None and (not self.exit.clean or not self.games):
             tail = [line for line in stderr.splitlines() if line.strip()][-5:]
             lines.append(
@@ -103,7 +172,8 @@ def check(
     config: Mapping[str, Any] | None = None,
     games: int = 16,
     seed: int = 1,
-    decision_ms: int = 2000,
+    decision_ms: int | None = None,
+    bank_ms: int | None = None,
     launch: Callable[..., Any] | None = None,
     progress: Callable[[int], None] | None = None,
     preload: bool = True,
@@ -113,8 +183,12 @@ def check(
 
     With ``preload`` the bot is imported here first, for a quick clear error; a submission
     from a stranger is checked with ``preload=False``, so its code only ever runs sandboxed.
-    The games are played on ``client``'s referee, else on one started for the check.
+    The games are played on ``client``'s referee, else on one started for the check, under the
+    platform's time control (:func:`arena.matches.default_time_control`) unless ``decision_ms``
+    or ``bank_ms`` say otherwise.
     """
+    clock = default_time_control()
+    clock.update({k: v for k, v in {"decision_ms": decision_ms, "bank_ms": bank_ms}.items() if v is not None})
     settings = dict(config or {})
     if preload and command.preload(spec) is None:
         load_bot(spec, variant)
@@ -135,29 +209,25 @@ def check(
             variant=variant,
             config=settings,
             progress=progress,
-            decision_ms=decision_ms,
             client=client,
+            **clock,
             **extra,
         )
     except BotExitedError as exc:  # a command bot's program ended before its games: nothing to count
         return CheckReport(
             [("connects and plays every match", False), ("exits cleanly after goodbye", False)],
             0,
-            0,
+            Decisions.of([]),
             {},
             exc.exit.status,
-            0.0,
+            clock,
             exit=exc.exit,
         )
     seats = [s for m in run.matches for s in m.seats if s.entrant == "bot"]
     faults: dict[str, int] = {}
-    reasons: dict[tuple[FaultKind, str], int] = {}
     for s in seats:
         for kind, count in s.faults.items():
             faults[kind] = faults.get(kind, 0) + count
-        for kind, reason, count in s.reasons:
-            reasons[(kind, reason)] = reasons.get((kind, reason), 0) + count
-    decisions = sum(s.decisions for s in seats)
     checks = [
         (
             "connects and plays every match",
@@ -177,11 +247,11 @@ def check(
     return CheckReport(
         checks,
         len(seats),
-        decisions,
+        Decisions.of(seats),
         faults,
         run.exit_codes.get("bot"),
-        round(sum(s.think_ms for s in seats) / max(1, decisions), 2),
+        clock,
         statistics.fmean(s.score for s in seats) if seats else None,
-        reasons=[(k, r, n) for (k, r), n in sorted(reasons.items(), key=lambda item: -item[1])],
+        reasons=group_reasons(reason for s in seats for reason in s.reasons),
         exit=run.exits.get("bot"),
     )

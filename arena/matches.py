@@ -80,6 +80,22 @@ class FinishedMatch:
     error: str = ""
 
 
+def default_time_control() -> dict[str, int]:
+    """The platform's time control, ``decision_ms`` and ``bank_ms`` (``SIXNIMMT_DECISION_MS``,
+    ``SIXNIMMT_BANK_MS``): what a league's referee gives its blocks, and what ``bot play``,
+    ``bot check`` and a submission's check ask for unless told otherwise (:func:`play_matches`'s
+    keywords)."""
+    from referee.settings import load as load_settings
+
+    settings = load_settings()
+    return {"decision_ms": settings.decision_ms, "bank_ms": settings.bank_ms}
+
+
+def time_control_text(decision_ms: int, bank_ms: int) -> str:
+    """How the headers say it: ``time control: 2000 ms a decision + 10000 ms bank``."""
+    return f"time control: {decision_ms} ms a decision + {bank_ms} ms bank"
+
+
 RESULTS_IN_FLIGHT = 32
 """GetResult calls :meth:`RefereeClient.results` keeps waiting at once from a referee without
 GetResults."""

@@ -113,10 +113,22 @@ class FaultGroup:
     count: int
     example: str
     """A reason of the group, word for word (the group's most frequent; the first seen of equals)."""
+    distinct: int = 1
+    """How many different reasons the group holds (1: every fault said :attr:`example`)."""
+
+    def label(self) -> str:
+        """``illegal ×16``, with ``, for example`` when the reasons differ (in their numbers)."""
+        return f"{self.kind.value} ×{self.count}" + (", for example" if self.distinct > 1 else "")
 
     def to_json(self) -> dict[str, object]:
         """A JSON-ready form; ``reason`` is the example (what the tallies of reasons call it)."""
-        return {"kind": self.kind.value, "count": self.count, "reason": self.example, "cause": self.cause}
+        return {
+            "kind": self.kind.value,
+            "count": self.count,
+            "reason": self.example,
+            "cause": self.cause,
+            "distinct": self.distinct,
+        }
 
 
 def group_reasons(reasons: Iterable[tuple[FaultKind | str, str, int]]) -> list[FaultGroup]:
@@ -135,7 +147,7 @@ def group_reasons(reasons: Iterable[tuple[FaultKind | str, str, int]]) -> list[F
         said = examples.setdefault(key, {})
         said[reason] = said.get(reason, 0) + count
     groups = [
-        FaultGroup(kind, cause, counts[(kind, cause)], max(said, key=lambda r: said[r]))
+        FaultGroup(kind, cause, counts[(kind, cause)], max(said, key=lambda r: said[r]), len(said))
         for (kind, cause), said in examples.items()
     ]
     return sorted(groups, key=lambda group: -group.count)

@@ -76,4 +76,7 @@ def test_grouping_over_seats_sums_counts_and_keeps_a_concrete_example() -> None:
         "count": 8,
         "reason": TRACEBACK.format(card=7),
         "cause": "ValueError: played #, not in hand (at illegal.py:7, in choose_card)",
+        "distinct": 2,
     }
+    assert groups[0].label() == "illegal ×8, for example"
+    assert groups[3].label() == "timeout ×1"

@@ -108,13 +108,18 @@ def check_new(new: repo.NewVersion, *, games: int = 8, sandbox: bool = True) -> 
     report = check_artifact(artifact, variant=new.variant, games=games, sandbox=sandbox)
     if not report.ok:
         failed = ", ".join(check for check, passed in report.checks if not passed)
-        # The bot's own error (its SyntaxError, its exception, how its process ended), not counts.
-        raise SubmissionError(f"the bot failed its check ({failed}): {report.summary() or 'no reason given'}")
+        # The bot's own error (its SyntaxError, its exception, how its process ended), not counts;
+        # its most frequent fault by cause, with an example.
+        raise SubmissionError(
+            f"the bot failed its check ({failed}; {report.time_control_line()}):"
+            f" {report.summary() or 'no reason given'}"
+        )
     return report
 
 
 def check_artifact(artifact: Artifact, *, variant: str, games: int, sandbox: bool = True) -> CheckReport:
-    """Run ``bot check`` on the unpacked artifact, the bot's code running only in its own process."""
+    """Run ``bot check`` on the unpacked artifact, the bot's code running only in its own process,
+    under the league's time control (:func:`arena.matches.default_time_control`)."""
     with tempfile.TemporaryDirectory(prefix="sixnimmt-submit-") as tmp:
         directory = Path(tmp) / "bot"
         unpack(artifact.content, directory)
