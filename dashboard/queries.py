@@ -15,8 +15,9 @@ from typing import Any
 from sqlalchemy import Connection, and_, func, literal, select
 
 from referee.faults import short_reason
-from workers.planning import deals
+from workers.planning import adaptive, deals
 from workers.play.faults import describe_exit, parse_detail
+from workers.stats import ranking
 from workers.store.repo import NotFoundError, labels_apart
 from workers.store.schema import (
     FAULT_COLUMNS,
@@ -227,11 +228,13 @@ def standings(conn: Connection, info: dict[str, Any]) -> dict[str, Any]:
     """
     by_position = {e["position"]: e for e in info["entrants"]}
     rows = []
+    designs = []
     for r in conn.execute(select(ratings).where(ratings.c.league_id == info["id"])):
         entrant = by_position.get(r.position)
         if entrant is None:
             continue
         detail = dict(r.detail or {})
+        designs.append(detail.get("design"))
         rows.append(
             {
                 **entrant,
@@ -253,10 +256,13 @@ def standings(conn: Connection, info: dict[str, Any]) -> dict[str, Any]:
                 "faults": r.faults,
             }
         )
-    # A table stored before the batch fit existed has no rank: the online rating orders it.
-    rows.sort(key=lambda r: (r["rank"] is None, r["rank"] or 0, -r["rating"], r["position"]))
+    # A table stored before the batch fit existed has no rank: the online rating orders it. An
+    # entrant without games has no place at all (it comes last, unranked).
+    rows.sort(key=lambda r: (not r["games"], r["rank"] is None, r["rank"] or 0, -r["rating"], r["position"]))
     for place, row in enumerate(rows, 1):
-        row["place"] = place
+        row["place"] = place if row["games"] else None
+        if not row["games"]:
+            row.update(rank=None, rank_low=None, rank_high=None)
     rated = {r["position"] for r in rows}
     blank = ("method", "score", "score_low", "score_high", "rank", "rank_low", "rank_high", "next", "rating")
     unrated = [
@@ -265,12 +271,29 @@ def standings(conn: Connection, info: dict[str, Any]) -> dict[str, Any]:
         for e in info["entrants"]
         if e["position"] not in rated
     ]
+    design = next((d for d in designs if d), None)
     return {
         "rows": rows + unrated,
         "method": next((r["method"] for r in rows if r["method"]), None),
         "rated_games": sum(r["games"] for r in rows),
         "stored_games": info["matches"] * info["table_size"],
+        "design": design,
+        "scope": None if design is None else _scope(design),
+        "stopping_rule": _stopping_words(conn, info),
     }
+
+
+def _scope(design: str) -> str:
+    """What the stored table's scores are measured over (the words of ``league standings``)."""
+    return ranking.scope(ranking.Standings("ls", False, 0.95, [], [], 1, design=design))
+
+
+def _stopping_words(conn: Connection, info: dict[str, Any]) -> str | None:
+    """An adaptive league's stopping rule in the words ``league status`` and ``league standings`` use."""
+    stopping = conn.execute(select(leagues.c.stopping).where(leagues.c.id == info["id"])).scalar()
+    if not isinstance(stopping, dict) or stopping.get("kind") != adaptive.KIND:
+        return None
+    return adaptive.rule_words(float(stopping["until_confident"]), len(info["entrants"]))
 
 
 # -- matches ---------------------------------------------------------------------------------
@@ -595,9 +618,10 @@ def bot_leagues(conn: Connection, version_ids: Sequence[int]) -> list[dict[str, 
             "version": r.version,
             "done_blocks": progress.get(r.id, {}).get("done", 0),
             "score": r.score,
-            "rank": (r.detail or {}).get("rank"),
-            "rank_low": (r.detail or {}).get("rank_low"),
-            "rank_high": (r.detail or {}).get("rank_high"),
+            # An entrant without games has no rank (a table stored before that rule may give one).
+            "rank": (r.detail or {}).get("rank") if r.games else None,
+            "rank_low": (r.detail or {}).get("rank_low") if r.games else None,
+            "rank_high": (r.detail or {}).get("rank_high") if r.games else None,
             "rating": r.ordinal,
             "mu": r.mu,
             "sigma": r.sigma,

@@ -70,8 +70,9 @@ def register(sub: Any) -> None:
         "--until-confident",
         type=float,
         metavar="C",
-        help="adaptive: add deals where the order is in doubt until every adjacent pair is settled"
-        " at this confidence (0.5 < C < 1); see docs/ratings.md",
+        help="adaptive: add deals where the order is in doubt until every adjacent pair is settled for"
+        " sorting by a t test calibrated so that about C of such leagues end in the exact order"
+        " (0.5 < C < 1); a sorting rule, not the standings' 'told apart'; see docs/ratings.md",
     )
     p.add_argument(
         "--max-deals",
@@ -635,25 +636,26 @@ def _print_rounds(league: Any, rounds: dict[str, Any]) -> None:
         f"adaptive: until {rounds['until_confident']:g} confident; {rounds['deals_planned']} deals planned,"
         f" {rounds['deals_left']} of {rounds['max_deals']} left in the budget"
     )
+    print(f"  stopping rule: {rounds['rule']['words']}")
     if rounds["state"] == "first round":
         print("  first round not played yet: no pair can be judged")
         return
-    if not rounds["uncertain"]:
-        print(f"  every adjacent pair is separated ({rounds['pairs']} pairs)")
-        return
-    print(
-        f"  {len(rounds['uncertain'])} of {rounds['pairs']} adjacent pairs still uncertain (chance of a"
-        f" wrong pair {rounds['doubt']:.3f}, stops at {rounds['doubt_allowed']:.3f}):"
+    level = f"{rounds['told_apart_at']:.0%}"
+    told = (
+        f"  told apart at {level} (the standings' '>'): {rounds['told_apart']} of {rounds['pairs']} adjacent"
+        f" pairs; the others are '=' in 'league standings'"
     )
+    if not rounds["uncertain"]:
+        print(f"  settled for sorting: all {rounds['pairs']} adjacent pairs; the league plays no more")
+        print(told)
+        return
+    print(f"  {len(rounds['uncertain'])} of {rounds['pairs']} adjacent pairs not yet settled for sorting:")
     for pair in rounds["uncertain"]:
-        z = (
-            "no estimate yet"
-            if pair["z"] is None
-            else f"t {pair['z']:.2f}, {pair['wrong_order']:.1%} chance of the other order"
-        )
+        z = "no estimate yet" if pair["z"] is None else f"t {pair['z']:.2f}, settles at {pair['needed']:.2f}"
         print(f"    {names[pair['upper']]} above {names[pair['lower']]}: {z}")
+    print(told)
     if rounds["state"] == "budget spent":
-        print("  the budget is spent: the league stops with these pairs uncertain")
+        print("  the budget is spent: the league stops with these pairs not settled")
 
 
 def _public(rows: list[dict[str, Any]], fitted: Any) -> dict[str, Any]:
@@ -680,7 +682,15 @@ def _num(x: float | None, digits: int = 2) -> str:
     return "-" if x is None else f"{x:.{digits}f}"
 
 
+UNRANKED = "—"
+"""The rank (and score) shown for an entrant without games."""
+
+
 def _print_standings(league: Any, rows: list[dict[str, Any]], fitted: Any) -> None:
+    # The league's modules import the server extra (numpy): loaded when a command runs.
+    from workers.stats import ranking
+
+    stopping = _stopping_words(league)
     better = "higher" if make_variant(league.variant, league.config).higher_is_better else "lower"
     names = {r["position"]: r["bot"] for r in rows}
     gaps = {pair.upper: pair for pair in fitted.pairs}
@@ -688,7 +698,12 @@ def _print_standings(league: Any, rows: list[dict[str, Any]], fitted: Any) -> No
     lines = []
     for row in fitted.rows:
         pair = gaps.get(row.position)
-        ranks = f"{row.rank_low}" if row.rank_low == row.rank_high else f"{row.rank_low}-{row.rank_high}"
+        if row.rank is None:
+            ranks = UNRANKED
+        elif row.rank_low == row.rank_high:
+            ranks = f"{row.rank_low}"
+        else:
+            ranks = f"{row.rank_low}-{row.rank_high}"
         if pair is None:
             gap, gap_interval, mark = "", "", ""
         else:
@@ -697,15 +712,15 @@ def _print_standings(league: Any, rows: list[dict[str, Any]], fitted: Any) -> No
             mark = ">" if pair.distinct else "="
         lines.append(
             [
-                row.rank,
+                UNRANKED if row.rank is None else row.rank,
                 names[row.position],
-                f"{row.score:.2f}",
-                tables.interval_text(row.score_low, row.score_high, "too few blocks"),
+                f"{row.score:.2f}" if row.games else UNRANKED,
+                tables.interval_text(row.score_low, row.score_high, "too few blocks" if row.games else UNRANKED),
                 ranks,
                 gap,
                 gap_interval,
                 mark,
-                f"{row.mean_score:.2f}",
+                f"{row.mean_score:.2f}" if row.games else UNRANKED,
                 row.games,
                 row.faults,
             ]
@@ -722,10 +737,22 @@ def _print_standings(league: Any, rows: list[dict[str, Any]], fitted: Any) -> No
     print(method)
     print(
         f"'>': told apart from the next at {level} (Holm over the adjacent pairs); '=': cannot be told apart;"
-        f" ranks: {level} rank interval; mean: plain mean per game"
+        f" ranks: {level} rank interval; mean: plain mean per game; {UNRANKED}: no games, no rank"
     )
+    print(f"measured over {ranking.scope(fitted)}")
+    if stopping:
+        print(f"adaptive league: {stopping}")
     if fitted.note:
         print(f"note: {fitted.note}")
+
+
+def _stopping_words(league: Any) -> str | None:
+    """An adaptive league's stopping rule in words (``None`` for other leagues)."""
+    if not league.stopping or league.stopping.get("kind") != "adaptive":
+        return None
+    from workers.planning import adaptive
+
+    return adaptive.rule_words(float(league.stopping["until_confident"]), len(league.entrants))
 
 
 def cmd_standings(args: argparse.Namespace, engine: Any) -> int:
@@ -738,10 +765,19 @@ def cmd_standings(args: argparse.Namespace, engine: Any) -> int:
         raise LeagueCommandError(f"--confidence must be between 0.5 and 1, got {args.confidence}")
     league = repo.find_league(engine, args.name)
     rows, fitted = leagues.compute_table(engine, league, method=args.method, confidence=args.confidence)
-    h2h = leagues.head_to_head(engine, league) if args.h2h else None
     names = leagues.entrant_names(league)
+    if not fitted.blocks:
+        if args.json:
+            print(json.dumps({"league": league.name, **_public(rows, fitted), "standings": [], "pairs": []}))
+        else:
+            print(f"league {league.name} has no results yet: nothing to rank ({len(names)} entrants)")
+        return 0
+    h2h = leagues.head_to_head(engine, league) if args.h2h else None
+    stopping = _stopping_words(league)
     if args.json:
         out: dict[str, Any] = {"league": league.name, **_public(rows, fitted)}
+        if stopping:
+            out["stopping_rule"] = stopping
         if h2h is not None:
             out["head_to_head"] = {"entrants": names, "table": h2h, "told_apart": fitted.separated}
         print(json.dumps(out))

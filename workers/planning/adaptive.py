@@ -3,17 +3,21 @@
 A league created with ``--until-confident C --max-deals N`` plays a balanced first round, then
 looks at its standings after every round (:func:`workers.stats.ranking.compute`, least squares):
 
-- an adjacent pair of the fitted order is *separated* when its gap's t statistic reaches the
-  boundary :func:`boundary`: a one-sided t test at ``α = LOOK_FACTOR · (1 − C) / (entrants − 1)``
-  with the pair's degrees of freedom (``LOOK_FACTOR`` calibrated by simulation so that leagues
-  end in the exact order at least C of the time: see docs/ratings.md, "Adaptive leagues");
-- every pair not yet separated gets ``DEALS_PER_PAIR`` new deals (at least ``ROUND_MIN_DEALS`` a
+- an adjacent pair of the fitted order is *settled for sorting* (:func:`separated`) when its
+  gap's t statistic reaches the boundary :func:`boundary`: a one-sided t test at
+  ``α = LOOK_FACTOR · (1 − C) / (entrants − 1)`` with the pair's degrees of freedom
+  (``LOOK_FACTOR`` calibrated by simulation so that leagues end in the exact order at least C
+  of the time: see docs/ratings.md, "Adaptive leagues");
+- every pair not yet settled gets ``DEALS_PER_PAIR`` new deals (at least ``ROUND_MIN_DEALS`` a
   round) at tables that seat *both* of its bots; the other seats first complete other uncertain
   pairs (neighbours in the order), then cycle through the rest of the field in an order drawn
   from the league seed;
-- the league stops when every adjacent pair is separated, or when it has planned ``N`` deals in
+- the league stops when every adjacent pair is settled, or when it has planned ``N`` deals in
   all (the budget: deals, i.e. blocks, first round included; each deal is played once per seat
   rotation, so at most ``N × table`` games).
+
+"Settled" is a sorting rule, far weaker than the standings' "told apart" (Holm at the table's
+confidence): :func:`rule_words` says so wherever both are shown.
 
 Everything here is a function of the league's definition, its seed and the stored results, never
 of timing or of the order results were stored in, so two runners plan the same rounds.
@@ -169,7 +173,7 @@ def boundary(until_confident: float, entrants: int, pair: ranking.PairGap, scale
     a small one will do: sorting needs the sign, not a significance test. ``t``: a one-sided t
     test at α, the same at every look.
     """
-    alpha = min(ALPHA_MAX, LOOK_FACTOR * (1 - until_confident) / max(entrants - 1, 1))
+    alpha = pair_alpha(until_confident, entrants)
     if BOUNDARY == "sprt" and scale and pair.se is not None:
         return math.log((1 - alpha) / alpha) * pair.se / (2 * EFFECT * scale)
     return float(ranking.t_ppf(1 - alpha, max(pair.df, 1)))
@@ -214,9 +218,10 @@ class Progress:
     deals_planned: int
     deals_left: int
     doubt: float
-    """The summed chance that an adjacent pair is in the wrong order (see :func:`wrong_order`)."""
+    """The summed flat-prior chance that an adjacent pair is in the wrong order (:func:`wrong_order`):
+    what a ``posterior`` rule would stop on; not shown to users."""
     allowed: float
-    """The doubt at which the league stops (``posterior``)."""
+    """The doubt at which a ``posterior`` rule would stop (not the rule in force: :func:`progress`)."""
 
     @property
     def finished(self) -> bool:
@@ -232,10 +237,10 @@ def progress(
 ) -> Progress:
     """The league's progress, for planning and for ``league status``.
 
-    ``posterior`` (the default): the league is settled once the summed chance of a wrong adjacent
-    pair is at most ``LOOK_FACTOR · (1 − C)``; until then the pairs above their share of it
-    (those :func:`separated` does not pass) get new deals. The other boundaries settle each pair
-    on its own.
+    The rule in force (``BOUNDARY = "t"``): each adjacent pair is settled on its own, by the one-
+    sided t test of :func:`boundary`; the pairs it does not settle get new deals. ``posterior``,
+    measured in the calibration and not in force, would instead stop once the summed chance of a
+    wrong adjacent pair (``doubt``) is at most ``allowed``.
     """
     allowed = min(ALPHA_MAX, LOOK_FACTOR * (1 - rule_.until_confident))
     doubt = sum(wrong_order(p) for p in standings.pairs) + 0.5 * max(entrants - 1 - len(standings.pairs), 0)
@@ -245,6 +250,11 @@ def progress(
     uncertain.sort(key=lambda p: (-math.inf if p.z is None else p.z, p.upper, p.lower))
     left = max(rule_.max_deals - deals_planned, 0)
     return Progress(uncertain, len(standings.pairs), deals_planned, left, doubt, allowed)
+
+
+def pair_alpha(until_confident: float, entrants: int) -> float:
+    """The one-sided level of the stopping rule's t test of each adjacent pair (see :func:`boundary`)."""
+    return min(ALPHA_MAX, LOOK_FACTOR * (1 - until_confident) / max(entrants - 1, 1))
 
 
 def wrong_order(pair: ranking.PairGap) -> float:
@@ -384,10 +394,34 @@ def _fit(league: Any, data: ranking.Results, rule_: AdaptiveRule) -> tuple[ranki
     return standings, score_noise(data, standings)
 
 
+SETTLED_WORDS = "settled for sorting"
+"""What the stopping rule says of an adjacent pair whose t reached its threshold. Never "told
+apart" or "separated": that is the standings' statement (Holm at the table's confidence), a far
+stricter test that most settled pairs do not pass (docs/ratings.md, "Adaptive leagues")."""
+
+
+def rule_words(until_confident: float, entrants: int) -> str:
+    """The stopping rule in one sentence, for ``league status``, ``league standings`` and the dashboard."""
+    alpha = pair_alpha(until_confident, entrants)
+    return (
+        f"the league stops when every adjacent pair of the fitted order is {SETTLED_WORDS}: its gap's"
+        f" one-sided t test passes at level {alpha:.3g} (calibrated so that leagues end in the exact order"
+        f" about {until_confident:.0%} of the time). That is a sorting rule, not the standings' '>' /"
+        f" 'told apart' (Holm at the table's confidence): a settled pair may still be '=' there"
+    )
+
+
 def status(
-    league: Any, results: ranking.Results | Iterable[Mapping[str, Any]], deals_planned: int
+    league: Any,
+    results: ranking.Results | Iterable[Mapping[str, Any]],
+    deals_planned: int,
+    confidence: float = 0.95,
 ) -> dict[str, Any]:
-    """An adaptive league's state for ``league status``: uncertain pairs and the deal budget, as JSON."""
+    """An adaptive league's state for ``league status``: uncertain pairs and the deal budget, as JSON.
+
+    ``told_apart``: how many adjacent pairs the standings at ``confidence`` (the stored table's)
+    mark told apart, so that status and standings are read side by side in the same words.
+    """
     rule_ = AdaptiveRule.from_json(league.stopping)
     entrants = len(league.entrants)
     data = _results(results)
@@ -396,25 +430,32 @@ def status(
         "deals_planned": deals_planned,
         "deals_left": max(rule_.max_deals - deals_planned, 0),
         "pairs": entrants - 1,
+        "rule": {
+            "test": "one-sided t test of each adjacent gap (a sorting rule)",
+            "alpha": round(pair_alpha(rule_.until_confident, entrants), 4),
+            "words": rule_words(rule_.until_confident, entrants),
+        },
         "uncertain": [],
     }
     if len(data.block) == 0:
-        return out | {"state": "first round"}
+        return out | {"state": "first round", "settled": 0, "told_apart": 0, "told_apart_at": confidence}
     standings, scale = _fit(league, data, rule_)
     state = progress(standings, rule_, entrants, deals_planned, scale)
-    out["doubt"] = round(state.doubt, 4)
-    out["doubt_allowed"] = round(state.allowed, 4)
+    out["settled"] = state.pairs - len(state.uncertain)
+    # Holm's adjusted p-values do not depend on the confidence: the table's marks at any level.
+    out["told_apart"] = sum(
+        1 for p in standings.pairs if p.p_holm is not None and p.p_holm < 1 - confidence and p.gap > 0
+    )
+    out["told_apart_at"] = confidence
     out["uncertain"] = [
         {
             "upper": p.upper,
             "lower": p.lower,
             "z": None if p.z is None else round(p.z, 4),
+            "df": p.df,
             "needed": round(boundary(rule_.until_confident, entrants, p, scale), 4),
-            "wrong_order": round(wrong_order(p), 4),
         }
         for p in state.uncertain
     ]
-    out["state"] = (
-        "separated" if not state.uncertain else "budget spent" if not state.deals_left else "running"
-    )
+    out["state"] = "settled" if not state.uncertain else "budget spent" if not state.deals_left else "running"
     return out

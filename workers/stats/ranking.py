@@ -17,13 +17,19 @@ spread of those fits gives standard errors for every entrant and every differenc
 distribution with (blocks − 1) degrees of freedom keeps them honest with few blocks. Below two
 blocks no interval is given (``None``: too few blocks). Adjacent entrants whose difference is
 not significant after Holm's correction are marked as not told apart; rank intervals come from
-all pairwise tests with Holm's correction. See docs/ratings.md.
+all pairwise tests with Holm's correction. An entrant without games has no rank (``None``).
+
+The plain mean's interval is given only for a complete design (every table of the entrants that
+played, equally often): elsewhere a bot's plain mean depends on whom it happened to sit with, and
+no interval around it covers what it would score against the whole field. Intervals of a variant
+whose scores cannot fall below ``lowest`` (bull heads: 0) are clipped there. See docs/ratings.md.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -107,9 +113,11 @@ class EntrantStanding:
     """The plain mean score per game."""
     ci_low: float | None
     ci_high: float | None
-    rank: int
-    rank_low: int
-    rank_high: int
+    """The plain mean's interval: only in a complete design (``Standings.design``)."""
+    rank: int | None
+    """The place in the table; ``None`` for an entrant without games (it has no rank)."""
+    rank_low: int | None
+    rank_high: int | None
     games: int
     blocks: int
     faults: int
@@ -148,6 +156,12 @@ class Standings:
     note: str = ""
     separated: tuple[tuple[bool, ...], ...] = ()
     """``separated[a][b]``: the fit tells a and b apart (every pair tested, Holm-corrected)."""
+    design: str = "complete"
+    """``none``: no results yet; ``complete``: every table of the entrants that played, each as
+    often (a finished round-robin); ``incomplete``: anything else (sampled, gauntlet, adaptive, a round-robin
+    under way). In an incomplete design the score is a bot's skill over the tables it played (6
+    nimmt! is not additive: against other company it may score otherwise), and the plain mean
+    has no interval (``ci_low``/``ci_high`` are ``None``): it depends on the company."""
 
     def order(self) -> list[int]:
         """Entrant positions, best first."""
@@ -161,13 +175,20 @@ def compute(
     higher_is_better: bool,
     method: str = "ls",
     confidence: float = 0.95,
+    lowest: float | None = None,
 ) -> Standings:
-    """The standings of ``entrants`` positions from their seat results (see the module docstring)."""
+    """The standings of ``entrants`` positions from their seat results (see the module docstring).
+
+    ``lowest``: the lowest score the variant can give (bull heads: 0), when it has one; intervals
+    of quantities that cannot fall below it are clipped there.
+    """
     if method not in METHODS:
         raise RankingError(f"unknown ranking method {method!r} (known: {', '.join(METHODS)})")
     if not 0 < confidence < 1:
         raise RankingError(f"confidence must be between 0 and 1, got {confidence}")
     data = (results if isinstance(results, Results) else Results.from_rows(results)).canonical()
+    if len(data.block) == 0:
+        return _no_results(method, higher_is_better, confidence, entrants)
     played = np.bincount(data.position, minlength=entrants)[:entrants]
     numbers, block_index = np.unique(data.block, return_inverse=True)
     n_blocks = len(numbers)
@@ -185,7 +206,10 @@ def compute(
     if replicates is not None and _articulation(membership):
         replicates, note = None, "one block holds the design together: no intervals until more are played"
 
+    design = "complete" if _complete(membership) else "incomplete"
     mean_score, ci = _block_means(data, block_index, n_blocks, entrants, confidence)
+    if design != "complete":
+        ci = [(None, None)] * entrants
     faults = np.bincount(data.position, weights=data.faults, minlength=entrants)[:entrants]
 
     # Best first; entrants that have not played go last, in position order.
@@ -223,30 +247,71 @@ def compute(
 
     rank_low, rank_high, separated = _rank_intervals(order, played, estimate, sign, contrasts, alpha)
     rows = []
+    floor = lowest if method == "ls" else None
     for place, p in enumerate(order, 1):
         se_p = math.sqrt(cov[p, p]) if cov is not None and blocks_of[p] >= MIN_BLOCKS else None
         half = None
         if se_p is not None:
             df_p = int(blocks_of[p]) - 1 if method == "ls" else min(int(blocks_of[p]), PL_GROUPS) - 1
             half = float(t_ppf(1 - alpha / 2, df_p)) * se_p
+        ranked = bool(played[p])
+        at = float(estimate[p])
         rows.append(
             EntrantStanding(
                 position=p,
                 score=float(estimate[p]),
-                score_low=None if half is None else float(estimate[p] - half),
-                score_high=None if half is None else float(estimate[p] + half),
+                score_low=None if half is None else _clip(at - half, floor, at),
+                score_high=None if half is None else at + half,
                 mean_score=float(mean_score[p]),
-                ci_low=ci[p][0],
+                ci_low=None if ci[p][0] is None else _clip(ci[p][0], lowest, float(mean_score[p])),
                 ci_high=ci[p][1],
-                rank=place,
-                rank_low=rank_low[p],
-                rank_high=rank_high[p],
+                rank=place if ranked else None,
+                rank_low=rank_low[p] if ranked else None,
+                rank_high=rank_high[p] if ranked else None,
                 games=int(played[p]),
                 blocks=int(blocks_of[p]),
                 faults=int(faults[p]),
             )
         )
-    return Standings(method, higher_is_better, confidence, rows, pairs, n_blocks, note, separated)
+    return Standings(method, higher_is_better, confidence, rows, pairs, n_blocks, note, separated, design)
+
+
+def _no_results(method: str, higher_is_better: bool, confidence: float, entrants: int) -> Standings:
+    """The table of a league without results: every entrant unranked, nothing estimated."""
+    rows = [
+        EntrantStanding(p, 0.0, None, None, 0.0, None, None, None, None, None, 0, 0, 0)
+        for p in range(entrants)
+    ]
+    return Standings(method, higher_is_better, confidence, rows, [], 0, "no results yet", (), "none")
+
+
+def _clip(low: float, lowest: float | None, estimate: float) -> float:
+    """An interval's lower end, raised to the lowest possible score when there is one.
+
+    The true value cannot lie below ``lowest``, so cutting the interval there keeps every true
+    value it covered. Not above the estimate itself: a fitted score may lie below ``lowest``
+    (it extrapolates from differences at the same table), and then its interval is left as is.
+    """
+    if lowest is None or estimate < lowest:
+        return low
+    return max(low, lowest)
+
+
+def _complete(membership: np.ndarray) -> bool:
+    """Whether the blocks seat every table of the entrants that played, each equally often.
+
+    The design in which a bot's plain mean is its mean against the whole field, whatever the
+    game's non-additive effects of company (a finished round-robin).
+    """
+    played = membership.any(axis=0)
+    size = membership.sum(axis=1)
+    if len(size) == 0 or (size != size[0]).any():
+        return False
+    k, m = int(size[0]), int(played.sum())
+    tables = Counter(tuple(np.nonzero(row)[0]) for row in membership)
+    if len(tables) != math.comb(m, k):
+        return False
+    return len(set(tables.values())) == 1
 
 
 # --- least squares with match effects ---------------------------------------------------------
@@ -624,6 +689,19 @@ def _articulation(membership: np.ndarray) -> bool:
     return any(disc[n_blocks + p] == -1 for p in np.nonzero(degree)[0])
 
 
+def scope(standings: Standings) -> str:
+    """What the scores are measured over, in words (for the CLI, JSON and the dashboard)."""
+    if standings.design == "none":
+        return "no results yet"
+    if standings.design == "complete":
+        return "every table of the field, equally often: scores and plain means hold against the whole field"
+    return (
+        "the tables played (not every table of the field): 6 nimmt! is not additive, so a score is"
+        " the bot's skill against the company it met; the plain mean depends on that company and"
+        " has no interval"
+    )
+
+
 def to_json(standings: Standings, names: Sequence[str] | None = None) -> dict[str, Any]:
     """The standings as plain JSON-ready values (``names`` by position, when given)."""
 
@@ -639,6 +717,8 @@ def to_json(standings: Standings, names: Sequence[str] | None = None) -> dict[st
         "confidence": standings.confidence,
         "blocks": standings.blocks,
         "note": standings.note,
+        "design": standings.design,
+        "scope": scope(standings),
         "standings": [
             {
                 "bot": name(row.position),
@@ -646,10 +726,10 @@ def to_json(standings: Standings, names: Sequence[str] | None = None) -> dict[st
                 "rank": row.rank,
                 "rank_low": row.rank_low,
                 "rank_high": row.rank_high,
-                "score": r(row.score),
+                "score": r(row.score) if row.games else None,
                 "score_low": r(row.score_low),
                 "score_high": r(row.score_high),
-                "mean_score": r(row.mean_score),
+                "mean_score": r(row.mean_score) if row.games else None,
                 "ci_low": r(row.ci_low),
                 "ci_high": r(row.ci_high),
                 "games": row.games,

@@ -46,6 +46,7 @@ def compute_ratings(
     higher_is_better: bool,
     method: str = "ls",
     confidence: float = 0.95,
+    lowest: float | None = None,
 ) -> tuple[list[dict[str, Any]], ranking.Standings]:
     """The league table, best first: the batch fit's rows with the online rating alongside.
 
@@ -55,7 +56,12 @@ def compute_ratings(
     block number, rotation) and does not order the table.
     """
     standings = ranking.compute(
-        results, entrants, higher_is_better=higher_is_better, method=method, confidence=confidence
+        results,
+        entrants,
+        higher_is_better=higher_is_better,
+        method=method,
+        confidence=confidence,
+        lowest=lowest,
     )
     matches = [list(seats) for _, seats in groupby(results, key=lambda r: r["match_id"])]
     seatings = ([(s["position"], s["rank"]) for s in seats] for seats in matches)
@@ -86,6 +92,7 @@ def compute_ratings(
                     "score_low": row.score_low,
                     "score_high": row.score_high,
                     "blocks": row.blocks,
+                    "design": standings.design,
                     "next": None
                     if pair is None
                     else {
