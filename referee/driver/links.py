@@ -222,7 +222,8 @@ class EntrantLink:
         if len(self.recent) > RECENT_IDS:
             # An OrderedDict: a plain dict's oldest key is found by skipping the slots of every
             # key deleted before it, which made this the link's costliest line under load.
-            self.recent.popitem(last=False)
+            oldest, _ = self.recent.popitem(last=False)
+            self.expired.discard(oldest)  # bounded too: a standing link lives for days
 
     def _unexpected(self, request_id: int) -> None:
         """A reply to no pending request of this link: charged to the seat it names, if any.

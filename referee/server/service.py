@@ -423,10 +423,12 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         received = 0
         try:
             async for message in request_iterator:
+                # Replies are counted, not messages (one without replies counts as one): a bot
+                # may split its answers over as many messages as it likes.
                 received += max(1, len(message.decisions.replies))
                 if received > connection.requests_sent + FLOOD_MARGIN:
                     return self._drop(
-                        link, connection, FaultKind.PROTOCOL, "flood: more messages than requests"
+                        link, connection, FaultKind.PROTOCOL, "flood: more replies than requests"
                     )
                 kind = message.WhichOneof("kind")
                 if kind == "decisions":
