@@ -4,7 +4,9 @@
   (text and ``--json``) and the dashboard's league page name the stopping rule in the same words,
   and count the adjacent pairs told apart as the standings mark them;
 * a league without results: ``league standings`` (plain, ``--json``, ``--h2h``) says so, exit 0;
-* a bot without games has no rank, in the CLI, the JSON and the dashboard.
+* a bot without games has no rank, in the CLI, the JSON and the dashboard;
+* the plain mean's interval is shown only where it holds (simulated coverage), the table says
+  what its scores are measured over, and intervals of bull heads do not reach below zero.
 
 Real games on the local pool, a SQLite store, the dashboard app in process; no mocks.
 """
@@ -12,17 +14,21 @@ Real games on the local pool, a SQLite store, the dashboard app in process; no m
 from __future__ import annotations
 
 import html
+import itertools
 import json
+import random
 import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import delete, select, update
 from starlette.testclient import TestClient
 from testkit import sixnimmt as run_cli
 
+from arena.tournament import Block
 from dashboard.app import create_app
-from workers.planning import adaptive
+from workers.planning import adaptive, rounds
 from workers.stats import ranking
 from workers.store import repo, standings
 from workers.store.engine import make_engine
@@ -147,3 +153,101 @@ def test_the_fit_gives_no_rank_to_an_entrant_without_games() -> None:
     assert (last.position, last.games, last.rank, last.rank_low, last.rank_high) == (2, 0, None, None, None)
     assert [row.rank for row in table.rows[:2]] == [1, 2]
     assert ranking.to_json(table)["standings"][-1]["rank"] is None
+
+
+# --- the plain mean's interval, the table's scope, intervals of bull heads -----------------------
+
+LADDER = [10.0, 12.0, 14.0, 16.0, 18.0, 20.0, 22.0, 24.0]
+TABLES = list(itertools.combinations(range(8), 4))
+
+
+def company_games(blocks: list[Block], rng: random.Random) -> list[dict[str, Any]]:
+    """Bull heads where company matters: a seat takes what its skill gives, less the table's mean
+    skill (what one seat does not take another does), plus the deal's and the game's luck."""
+    rows = []
+    for block in blocks:
+        deal = rng.gauss(0, 3)
+        for rotation, seating in enumerate(block.seatings()):
+            table = sum(LADDER[p] for p in seating) / len(seating)
+            for seat, p in enumerate(seating):
+                score = 20 + deal + LADDER[p] - table + rng.gauss(0, 6)
+                rows.append(
+                    {"block": block.number, "rotation": rotation, "match_id": block.number * 100 + rotation,
+                     "seat": seat, "position": p, "score": score, "rank": 1, "faults": 0}
+                )  # fmt: skip
+    return rows
+
+
+# What each bot averages against the whole field (every table equally often), and its fitted score.
+FIELD_MEAN = [
+    20 + sum(LADDER[p] - sum(LADDER[q] for q in t) / 4 for t in TABLES if p in t) / 35 for p in range(8)
+]
+TRUE_SCORE = [20 + s - sum(LADDER) / 8 for s in LADDER]
+
+
+class Ladder:
+    """What the adaptive policy reads of a league."""
+
+    def __init__(self, seed: int) -> None:
+        self.name, self.entrants, self.table_size, self.seed = "ladder", tuple(range(8)), 4, seed
+        self.variant, self.config = "classic", {"players": 4}
+        self.stopping = adaptive.rule(0.95, 400).to_json()
+
+
+@pytest.mark.slow
+def test_the_plain_mean_interval_holds_where_it_is_shown() -> None:
+    # A complete round-robin: the plain mean's interval is shown and covers the field mean.
+    shown = covered = 0
+    for seed in range(200):
+        rows = company_games([Block(i, t, 0) for i, t in enumerate(TABLES)], random.Random(seed))
+        table = ranking.compute(rows, 8, higher_is_better=False, lowest=0.0)
+        assert table.design == "complete" and "every table of the field" in ranking.scope(table)
+        for row in table.rows:
+            assert row.ci_low is not None and row.ci_high is not None
+            shown += 1
+            covered += row.ci_low <= FIELD_MEAN[row.position] <= row.ci_high
+    assert 0.93 <= covered / shown <= 0.98, covered / shown  # measured: 0.962 over 400 leagues
+    # Adaptive leagues seat neighbours together: no plain-mean interval; the score's still holds.
+    intervals = hits = 0
+    for seed in range(100):
+        league, planned, rows = Ladder(1000 + seed), [], []
+        rng = random.Random(seed)
+        while new := rounds.next_blocks(league, rows, planned):  # type: ignore[arg-type]
+            planned += new
+            rows += company_games(new, rng)
+        table = ranking.compute(rows, 8, higher_is_better=False, lowest=0.0)
+        assert table.design == "incomplete" and "the tables played" in ranking.scope(table)
+        for row in table.rows:
+            assert (row.ci_low, row.ci_high) == (None, None)
+            assert row.score_low is not None and row.score_high is not None
+            intervals += 1
+            hits += row.score_low <= TRUE_SCORE[row.position] <= row.score_high
+    assert hits / intervals >= 0.93, hits / intervals  # measured: 0.970 over 400 leagues
+
+
+def test_a_sampled_design_says_its_scores_are_over_the_tables_played() -> None:
+    blocks = [Block(i, t, 0) for i, t in enumerate(TABLES[::3])]
+    table = ranking.compute(company_games(blocks, random.Random(1)), 8, higher_is_better=False)
+    shown = ranking.to_json(table)
+    assert shown["design"] == "incomplete" and "6 nimmt! is not additive" in shown["scope"]
+    assert all(row["ci_low"] is None for row in shown["standings"])
+
+
+def test_intervals_of_bull_heads_stay_at_or_above_zero() -> None:
+    # Two blocks of a bot that takes 0 or 40 bull heads: t(0.975, 1) = 12.7 spans far below 0.
+    rows = []
+    for block, heads in enumerate([(0, 40), (40, 0)]):
+        for rotation, seats in enumerate([(0, 1), (1, 0)]):
+            for p in seats:
+                rows.append(
+                    {"block": block, "rotation": rotation, "position": p, "score": heads[p] + rotation,
+                     "rank": 1, "faults": 0}
+                )  # fmt: skip
+    wide = ranking.compute(rows, 2, higher_is_better=False)
+    assert min(r.ci_low for r in wide.rows if r.ci_low is not None) < 0, "the case the clip is for"
+    assert min(r.score_low for r in wide.rows if r.score_low is not None) < 0
+    clipped = ranking.compute(rows, 2, higher_is_better=False, lowest=0.0)
+    for before, after in zip(wide.rows, clipped.rows, strict=True):
+        assert after.ci_low == max(before.ci_low, 0.0) and after.ci_high == before.ci_high
+        assert after.score_low == max(before.score_low, 0.0) and after.score_high == before.score_high
+    assert clipped.pairs == wide.pairs, "gaps are differences: never clipped"
