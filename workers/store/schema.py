@@ -74,6 +74,8 @@ bot_versions = Table(
     Column("entry_point", String(300), nullable=False),
     Column("variant", String(40), nullable=False),
     _created(),
+    # Retired (``sixnimmt bot retire``): enters no new league; stays in the leagues it played.
+    Column("retired_at", DateTime(timezone=True)),
     UniqueConstraint("bot_id", "version"),
     UniqueConstraint("bot_id", "sha256"),
 )

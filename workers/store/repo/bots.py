@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, case, select, update
 
 from workers.store.repo.common import (
     BotVersion,
@@ -14,6 +15,7 @@ from workers.store.repo.common import (
     NotFoundError,
     StoredCodeError,
     _add_version,
+    _now,
     _version,
     check_name,
 )
@@ -60,7 +62,8 @@ def labels_apart(labels: Sequence[str]) -> list[str]:
 
 
 def find_version(engine: Engine, ref: str) -> BotVersion:
-    """A version by ``name`` (the newest) or ``name@N``."""
+    """A version by ``name`` (the newest one not retired) or ``name@N`` (retired or not: a league
+    refuses a retired one, :func:`workers.store.repo.common.refuse_retired`)."""
     name, _, number = ref.partition("@")
     query = (
         select(bot_versions, bots.c.name)
@@ -72,10 +75,41 @@ def find_version(engine: Engine, ref: str) -> BotVersion:
             raise NotFoundError(f"bad version in {ref!r}: expected name@N")
         query = query.where(bot_versions.c.version == int(number))
     with engine.connect() as conn:
-        row = conn.execute(query.order_by(bot_versions.c.version.desc())).first()
+        # The newest version not retired, else the newest (which a league then refuses, saying why).
+        retired_last = case((bot_versions.c.retired_at.is_(None), 0), else_=1)
+        row = conn.execute(query.order_by(retired_last, bot_versions.c.version.desc())).first()
     if row is None:
         raise NotFoundError(f"no bot {ref!r} in the store (submit it with 'sixnimmt bot submit')")
     return _version(row, row.name)
+
+
+def set_retired(engine: Engine, ref: str, retired: bool) -> list[BotVersion]:
+    """Retire (or bring back) ``name@N``, or every version of ``name``; returns the versions whose
+    state changed (none: they were so already). A retired version enters no new league; the
+    leagues it played keep it, their results and transcripts unchanged."""
+    name, _, number = ref.partition("@")
+    if number and not number.isdigit():
+        raise NotFoundError(f"bad version in {ref!r}: expected name@N")
+    query = (
+        select(bot_versions, bots.c.name)
+        .join(bots, bots.c.id == bot_versions.c.bot_id)
+        .where(bots.c.name == name)
+        .order_by(bot_versions.c.version)
+    )
+    if number:
+        query = query.where(bot_versions.c.version == int(number))
+    with engine.begin() as conn:
+        rows = conn.execute(query.with_for_update(of=bot_versions)).all()
+        if not rows:
+            raise NotFoundError(f"no bot {ref!r} in the store")
+        changed = [r for r in rows if (r.retired_at is not None) != retired]
+        if changed:
+            conn.execute(
+                update(bot_versions)
+                .where(bot_versions.c.id.in_([r.id for r in changed]))
+                .values(retired_at=_now() if retired else None)
+            )
+    return [replace(_version(r, r.name), retired=retired) for r in changed]
 
 
 def list_bots(engine: Engine) -> list[dict[str, Any]]:
@@ -88,6 +122,7 @@ def list_bots(engine: Engine) -> list[dict[str, Any]]:
             bot_versions.c.variant,
             bot_versions.c.entry_point,
             bot_versions.c.created_at,
+            bot_versions.c.retired_at,
             artifacts.c.size,
         )
         .join(bot_versions, bot_versions.c.bot_id == bots.c.id)
@@ -104,6 +139,8 @@ def list_bots(engine: Engine) -> list[dict[str, Any]]:
                 "entry_point": r.entry_point,
                 "size": r.size,
                 "created_at": r.created_at.isoformat() if r.created_at else None,
+                "retired": r.retired_at is not None,
+                "retired_at": r.retired_at.isoformat() if r.retired_at else None,
             }
             for r in conn.execute(query)
         ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,6 +85,8 @@ class BotVersion:
     sha256: str
     entry_point: str
     variant: str
+    retired: bool = False
+    """Retired (``sixnimmt bot retire``): it enters no new league (:func:`refuse_retired`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,4 +130,28 @@ def _add_version(conn: Any, new: NewVersion) -> tuple[BotVersion, bool]:
 
 
 def _version(row: Any, name: str) -> BotVersion:
-    return BotVersion(row.id, name, row.version, row.sha256, row.entry_point, row.variant)
+    retired = getattr(row, "retired_at", None) is not None
+    return BotVersion(row.id, name, row.version, row.sha256, row.entry_point, row.variant, retired)
+
+
+class RetiredError(ConflictError):
+    """A retired bot version was named to enter a league."""
+
+
+def refuse_retired(conn: Any, versions: Sequence[BotVersion]) -> None:
+    """Raise :class:`RetiredError` if any of ``versions`` is retired (read in the caller's transaction)."""
+    ids = sorted({v.id for v in versions})
+    if not ids:
+        return
+    rows = conn.execute(
+        select(bot_versions.c.version, bots.c.name)
+        .join(bots, bots.c.id == bot_versions.c.bot_id)
+        .where(bot_versions.c.id.in_(ids), bot_versions.c.retired_at.is_not(None))
+        .order_by(bots.c.name, bot_versions.c.version)
+    ).all()
+    if rows:
+        named = ", ".join(f"{r.name}@{r.version}" for r in rows)
+        raise RetiredError(
+            f"{named} {'is' if len(rows) == 1 else 'are'} retired: a retired version enters no new league"
+            f" ('sixnimmt bot unretire {rows[0].name}@{rows[0].version}' brings it back)"
+        )

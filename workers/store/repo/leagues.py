@@ -23,8 +23,19 @@ from workers.store.repo.common import (
     _now,
     _version,
     check_name,
+    refuse_retired,
 )
-from workers.store.schema import blocks, bot_versions, bots, league_entrants, leagues
+from workers.store.schema import (
+    blocks,
+    bot_versions,
+    bots,
+    league_entrants,
+    leagues,
+    matches,
+    ratings,
+    seat_results,
+    transcripts,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +94,7 @@ def create_league(
             if isinstance(entrant, NewVersion) and entrant not in stored:
                 stored[entrant] = _add_version(conn, entrant)[0]
         versions = [stored[e] if isinstance(e, NewVersion) else e for e in entrants]
+        refuse_retired(conn, versions)
         try:
             league_id = conn.execute(
                 insert(leagues)
@@ -199,6 +211,7 @@ def add_entrants(engine: Engine, league_id: int, entrants: Sequence[BotVersion |
         added = []
         for entrant in entrants:
             version = _add_version(conn, entrant)[0] if isinstance(entrant, NewVersion) else entrant
+            refuse_retired(conn, [version])
             if version.id in have:
                 raise ConflictError(
                     f"{version.bot}@{version.version} is in league {row.name!r} already"
@@ -335,3 +348,79 @@ def league_phase(engine: Engine, league_id: int) -> str:
     if row is None:
         raise NotFoundError(f"no league with id {league_id}")
     return "finished" if row.finished_at else "started" if row.started_at else "created"
+
+
+@dataclass(frozen=True, slots=True)
+class Deleted:
+    """What :func:`delete_league` removed, by kind: rows of the store."""
+
+    league: str
+    entrants: int
+    blocks: int
+    matches: int
+    seat_results: int
+    transcripts: int
+    ratings: int
+
+
+def delete_league(engine: Engine, name: str) -> Deleted:
+    """Remove a league and everything stored for it (its entrants' places, blocks, matches, seat
+    results, transcripts and table) in one transaction; the bot versions stay.
+
+    Refused (:class:`ConflictError`) while one of its blocks is being played (running under a live
+    lease): its worker would store into a league that is gone. The league's rows are locked
+    first, so no worker claims a block of it meanwhile; a message a worker takes later for one of
+    its blocks finds no block and plays nothing.
+    """
+    now = _now()
+    with engine.begin() as conn:
+        row = conn.execute(select(leagues).where(leagues.c.name == name).with_for_update()).first()
+        if row is None:
+            raise NotFoundError(f"no league {name!r} in the store")
+        league_id = row.id
+        rows = conn.execute(
+            select(blocks.c.id, blocks.c.number, blocks.c.status, blocks.c.claimed_by, blocks.c.lease_until)
+            .where(blocks.c.league_id == league_id)
+            .order_by(blocks.c.number)
+            .with_for_update()
+        ).all()
+        playing = [
+            r
+            for r in rows
+            if r.status == "running" and r.lease_until is not None and (_aware(r.lease_until) or now) > now
+        ]
+        if playing:
+            first = playing[0]
+            raise ConflictError(
+                f"league {name!r} is being played: block {first.number} by {first.claimed_by}"
+                + (f" and {len(playing) - 1} more" if len(playing) > 1 else "")
+                + " (stop its 'league run' or workers, or wait for its lease to run out, then delete it)"
+            )
+        block_ids = [r.id for r in rows]
+        match_ids = select(matches.c.id).where(matches.c.block_id.in_(block_ids))
+
+        def gone(result: Any) -> int:
+            return int(result.rowcount or 0)
+
+        removed_transcripts = gone(
+            conn.execute(transcripts.delete().where(transcripts.c.match_id.in_(match_ids)))
+        )
+        removed_seats = gone(
+            conn.execute(seat_results.delete().where(seat_results.c.match_id.in_(match_ids)))
+        )
+        removed_matches = gone(conn.execute(matches.delete().where(matches.c.block_id.in_(block_ids))))
+        removed_blocks = gone(conn.execute(blocks.delete().where(blocks.c.league_id == league_id)))
+        removed_ratings = gone(conn.execute(ratings.delete().where(ratings.c.league_id == league_id)))
+        removed_entrants = gone(
+            conn.execute(league_entrants.delete().where(league_entrants.c.league_id == league_id))
+        )
+        conn.execute(leagues.delete().where(leagues.c.id == league_id))
+    return Deleted(
+        league=name,
+        entrants=removed_entrants,
+        blocks=removed_blocks,
+        matches=removed_matches,
+        seat_results=removed_seats,
+        transcripts=removed_transcripts,
+        ratings=removed_ratings,
+    )
