@@ -577,8 +577,8 @@ def play_matches(
     # the run with one line, rather than leaving its seats to time out game after game.
     watched = {entrant: processes[entrant] for entrant in processes if command.is_command(specs[entrant])}
     grace = 0.0  # a run that stops early has nothing left for its bots to finish
+    results: list[FinishedMatch] = []
     try:
-        results = []
         ended: Iterable[FinishedMatch] = (
             (_wait_result(client, match_id, watched, plans, ids) for match_id in ids)
             if watched
@@ -588,18 +588,59 @@ def play_matches(
             results.append(match)
             if progress:
                 progress(1)
-        grace = 10.0
+        grace = GOODBYE_GRACE_S
         return MatchRun(results, exit_codes, exits)
     finally:
-        for entrant, process in processes.items():
-            try:
-                exit_codes[entrant] = process.wait(grace)
-                exits[entrant] = process.exit()
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-                exit_codes[entrant] = None
-                exits[entrant] = process.exit()  # killed by SIGKILL: it did not stop after goodbye
+        silent = _stopped_answering(results)
+        # The bots that stopped answering first: one asleep in its decision would not see its
+        # goodbye, and waiting the others' grace for it is time for nothing.
+        for entrant in sorted(processes, key=lambda entrant: entrant not in silent):
+            process = processes[entrant]
+            if entrant in silent and grace:
+                why = "stopped when its games were over: it had timed out"
+                exits[entrant], stopped = stop_bot(process, STOP_GRACE_S, why)
+            else:
+                exits[entrant], stopped = stop_bot(process, grace, None)
+            exit_codes[entrant] = None if stopped else process.returncode
+
+
+GOODBYE_GRACE_S = 10.0
+"""Seconds a bot that answered every request has to exit after its goodbye before it is killed."""
+STOP_GRACE_S = 1.0
+"""Seconds a bot that timed out has to exit after its games, then again after SIGTERM, before SIGKILL."""
+
+
+def _stopped_answering(results: Iterable[FinishedMatch]) -> set[str]:
+    """The entrants with a timed-out seat: they may be stuck in a decision, deaf to their goodbye."""
+    return {s.entrant for match in results for s in match.seats if s.faults.get(FaultKind.TIMEOUT)}
+
+
+def stop_bot(process: BotProcess, grace: float, why: str | None) -> tuple[ProcessExit, bool]:
+    """Let ``process`` exit within ``grace`` seconds, else end it: at once (SIGKILL) when ``why``
+    is ``None`` (it did not stop after its goodbye), else SIGTERM first and SIGKILL after another
+    ``grace``, its exit saying ``why`` (unless its launcher knows a limit that killed it).
+
+    Returns how it ended, and whether it had to be stopped.
+    """
+    try:
+        process.wait(grace)
+        return process.exit(), False
+    except subprocess.TimeoutExpired:
+        pass
+    if why is not None:
+        process.terminate()
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    else:
+        process.kill()  # killed by SIGKILL: it did not stop after goodbye
+        process.wait()
+    ended = process.exit()
+    if why is not None and ended.limit is None:
+        return replace(ended, limit=why), True
+    return ended, True
 
 
 def matches_at_once() -> int:

@@ -80,14 +80,14 @@ _ID = re.compile(r"\b(?=[0-9a-f-]*\d)(?=[0-9a-f-]*[a-f])[0-9a-f]{8,}(?:-[0-9a-f]
 """A match id, token or digest: hex, at least 8 digits, with a letter and a digit."""
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _NUMBERS = re.compile(r"#(?:,\s*(?:#|…|\.\.\.))+")
-"""A list of numbers (options, a hand, a row), once its numbers are ``#``."""
+"""A list of numbers (options, a hand, a row), once its numbers are ``#``: one ``#``, whatever its length."""
 
 
 @functools.lru_cache(maxsize=4096)
 def cause_of(reason: str) -> str:
     """What ``reason`` says without its variable parts: the key faults are grouped by.
 
-    Card numbers, rows, times, counts and ids become ``#`` (a list of them one ``#…``); a
+    Card numbers, rows, times, counts and ids become ``#`` (a list of them, of any length, one ``#``); a
     traceback is its error line so normalised, and where it was raised (file, line and function
     kept: two bugs raising the same error are two causes). ``"105 is not a legal card decision
     (options: 3, 17, …)"`` and ``"1000 is not a legal card decision (options: 4, 8)"`` have one
@@ -101,7 +101,7 @@ def cause_of(reason: str) -> str:
         where = f" (at {PurePath(path).name}:{line}, in {function})"
         lines = lines[-1:]
     text = _NUMBER.sub("#", _ID.sub("#", " ".join(lines)))
-    return _NUMBERS.sub("#…", text) + where
+    return _NUMBERS.sub("#", text) + where
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,15 @@ def test_a_league_on_the_embedded_defaults(tmp_path: Path) -> None:
     missing = sixnimmt(tmp_path, "league", "status", "nope")
     assert missing.returncode == 2 and "no league 'nope'" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_a_refused_submission_names_its_bug_once_with_an_example(engine: Engine, tmp_path: Path) -> None:
+    # A card it does not hold, a different one each time: one cause, told with a concrete card.
+    path = write(tmp_path, "illegal.py", GOOD.replace("return view.hand[0]", "return view.hand[0] + 200"))
+    with pytest.raises(SubmissionError) as refused:
+        submit(engine, path, "illegal", games=2)
+    message = str(refused.value)
+    assert "plays only legal actions; time control: 2000 ms a decision + 10000 ms bank" in message
+    assert re.search(r"illegal ×20, for example: 2\d\d is not a legal card decision \(options: ", message)
+    assert "(other reasons)" not in message and "more cause" not in message
+    assert nothing_stored(engine)
