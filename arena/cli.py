@@ -45,7 +45,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--bots",
         default="random,lowest,highest,heuristic,mc",
-        help="comma-separated bot specs: reference names or mybot.py[:Class]",
+        help="comma-separated bot specs: reference names or mybot.py[:Class] (default: %(default)s)",
     )
     p.add_argument(
         "--table",
@@ -76,7 +76,9 @@ def register(sub: Any) -> None:
     p = group.add_parser("play", help="your bot against others, every bot its own process")
     p.add_argument("bot", nargs="?", help="your bot: mybot.py[:Class], a reference name, a bot.toml's dir")
     _cmd_option(p, "your bot in any language: its command line, instead of BOT")
-    p.add_argument("--against", default="random,heuristic,mc", help="opponents, comma-separated")
+    p.add_argument(
+        "--against", default="random,heuristic,mc", help="opponents, comma-separated (default: %(default)s)"
+    )
     p.add_argument("--games", type=positive, default=20, help="games to play (default: %(default)s)")
     _time_control_options(p)
     p.add_argument("--transcripts", type=Path, help="write each game's transcript into this directory")
