@@ -690,6 +690,9 @@ def _print_standings(league: Any, rows: list[dict[str, Any]], fitted: Any) -> No
     # The league's modules import the server extra (numpy): loaded when a command runs.
     from workers.stats import ranking
 
+    if not fitted.blocks:
+        print(f"league {league.name} has no results yet: nothing to rank ({len(fitted.rows)} entrants)")
+        return
     stopping = _stopping_words(league)
     better = "higher" if make_variant(league.variant, league.config).higher_is_better else "lower"
     names = {r["position"]: r["bot"] for r in rows}
@@ -710,12 +713,13 @@ def _print_standings(league: Any, rows: list[dict[str, Any]], fitted: Any) -> No
             gap = f"{pair.gap:.2f}"
             gap_interval = tables.interval_text(pair.low, pair.high, "too few blocks")
             mark = ">" if pair.distinct else "="
+        missing = "too few blocks" if row.games else UNRANKED
         lines.append(
             [
                 UNRANKED if row.rank is None else row.rank,
                 names[row.position],
                 f"{row.score:.2f}" if row.games else UNRANKED,
-                tables.interval_text(row.score_low, row.score_high, "too few blocks" if row.games else UNRANKED),
+                tables.interval_text(row.score_low, row.score_high, missing),
                 ranks,
                 gap,
                 gap_interval,
@@ -770,9 +774,12 @@ def cmd_standings(args: argparse.Namespace, engine: Any) -> int:
         if args.json:
             print(json.dumps({"league": league.name, **_public(rows, fitted), "standings": [], "pairs": []}))
         else:
-            print(f"league {league.name} has no results yet: nothing to rank ({len(names)} entrants)")
+            _print_standings(league, rows, fitted)
         return 0
     h2h = leagues.head_to_head(engine, league) if args.h2h else None
+    if not fitted.blocks:
+        print(f"league {league.name} has no results yet: nothing to rank ({len(fitted.rows)} entrants)")
+        return
     stopping = _stopping_words(league)
     if args.json:
         out: dict[str, Any] = {"league": league.name, **_public(rows, fitted)}
