@@ -2,7 +2,8 @@
 
 A field's bounds live in its metadata (``bounded(default, lo, hi)``); ``check_bounds`` runs
 from ``__post_init__`` and ``config_from_mapping`` builds a config from user input, refusing
-unknown keys and wrong types with a message that names the field.
+unknown keys and wrong types with a message that names the option as the user writes it
+(:func:`option`: ``-o target=…``), never the config's class.
 """
 
 from __future__ import annotations
@@ -21,11 +22,17 @@ def bounded(default: Any, lo: int | None = None, hi: int | None = None, doc: str
     return dataclasses.field(default=default, metadata={"lo": lo, "hi": hi, "doc": doc})
 
 
+def option(name: str) -> str:
+    """An option as the user sets it (``-o target=…``: every command's ``-o``, the environments'
+    and the wire's keys alike), the one way errors about options name it."""
+    return f"-o {name}=…"
+
+
 def check_bounds(config: Any) -> None:
     """Raise :class:`ConfigError` for the first field outside its declared range or type."""
     for f in dataclasses.fields(config):
         value = getattr(config, f.name)
-        name = f"{type(config).__name__}.{f.name}"
+        name = option(f.name)
         if value is None:
             if "None" not in str(f.type):
                 raise ConfigError(f"{name} must be set (it has no 'none' value)")
@@ -50,13 +57,13 @@ def config_from_mapping(config_type: type[T], values: Mapping[str, Any]) -> T:
     unknown = sorted(set(values) - names)
     if unknown:
         raise ConfigError(
-            f"unknown {config_type.__name__} option(s): {', '.join(unknown)}; "
-            f"known: {', '.join(sorted(names))}"
+            f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(option, unknown))};"
+            f" known: {', '.join(sorted(names))}"
         )
     try:
         return config_type(**values)
     except TypeError as exc:
-        raise ConfigError(f"bad {config_type.__name__}: {exc}") from exc
+        raise ConfigError(f"bad options: {exc}") from exc
 
 
 def describe(config_type: type[Any]) -> list[dict[str, Any]]:

@@ -25,19 +25,19 @@ def test_the_variant_is_registered_under_its_name_and_aliases() -> None:
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"players": 1}, "AnniversaryConfig.players must be between 2 and 8, got 1"),
-        ({"players": 9}, "AnniversaryConfig.players must be between 2 and 8, got 9"),
+        ({"players": 1}, "-o players=… must be between 2 and 8, got 1"),
+        ({"players": 9}, "-o players=… must be between 2 and 8, got 9"),
         ({"players": 8, "hand_size": 13}, "8 players × 13 cards + 4 rows need 108 number cards"),
         ({"players": 8, "specials_each": 4}, "8 players × 4 special cards need 32, there are 28"),
         ({"players": 2, "specials_each": 3, "block_cards": 0, "insert_cards": 0, "shift_cards": 0,
           "replace_cards": 0, "seven_nimmt_cards": 0, "fifth_row_cards": 1}, "need 6, there are 5"),
-        ({"rounds": 0}, "AnniversaryConfig.rounds must be between 1 and 100, got 0"),
-        ({"max_rows": 3}, "max_rows (3) must be at least rows (4)"),
-        ({"fifth_row_end": "never"}, "fifth_row_end must be one of round, next_take, got 'never'"),
-        ({"block_end": "game"}, "block_end must be one of take, turn, round, got 'game'"),
-        ({"swap": 1}, "AnniversaryConfig.swap must be a boolean (true or false), got 1"),
-        ({"players": "four"}, "AnniversaryConfig.players must be an integer, got 'four'"),
-        ({"specials_per_turn": 0}, "specials_per_turn must be between 1 and 10, got 0"),
+        ({"rounds": 0}, "-o rounds=… must be between 1 and 100, got 0"),
+        ({"max_rows": 3}, "-o max_rows=… must be at least rows (4), got 3"),
+        ({"fifth_row_end": "never"}, "-o fifth_row_end=… must be one of round, next_take, got 'never'"),
+        ({"block_end": "game"}, "-o block_end=… must be one of take, turn, round, got 'game'"),
+        ({"swap": 1}, "-o swap=… must be a boolean (true or false), got 1"),
+        ({"players": "four"}, "-o players=… must be an integer, got 'four'"),
+        ({"specials_per_turn": 0}, "-o specials_per_turn=… must be between 1 and 10, got 0"),
     ],
 )  # fmt: skip
 def test_a_bad_config_is_a_config_error_that_says_why(values: dict, message: str) -> None:
@@ -47,7 +47,7 @@ def test_a_bad_config_is_a_config_error_that_says_why(values: dict, message: str
 
 
 def test_unknown_options_are_refused_with_the_known_ones() -> None:
-    with pytest.raises(ConfigError, match=r"unknown AnniversaryConfig option.*: tactics; known: .*block_end"):
+    with pytest.raises(ConfigError, match=r"^unknown option -o tactics=…; known: .*block_end"):
         make_variant("anniversary", {"tactics": True})
 
 

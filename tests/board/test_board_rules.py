@@ -269,12 +269,12 @@ def test_default_actions_are_the_lowest_tiles_and_no_luck_card() -> None:
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"players": 7}, "players must be between 2 and 6"),
+        ({"players": 7}, r"-o players=… must be between 2 and 6"),
         ({"board": "nosuchside"}, "cannot read board 'nosuchside'"),
         ({"board": "../etc"}, "neither a packaged name"),
         ({"tiles_each": 24, "players": 5}, "need 124 tiles"),
         ({"active_rows": 10}, "no free row"),
-        ({"board": 3}, "board must be a str"),
+        ({"board": 3}, r"-o board=… must be a str"),
     ],
 )
 def test_bad_configs_say_what_is_wrong(config: dict[str, object], message: str) -> None:

@@ -66,12 +66,12 @@ def test_deck_files_that_cannot_be_read_or_parsed(tmp_path: Any) -> None:
 @pytest.mark.parametrize(
     ("name", "config", "message"),
     [
-        ("junior-basic", {"players": 7}, "is for 2–6 players"),
+        ("junior-basic", {"players": 7}, "is for 2–6 players \\(-o players=…\\)"),
         ("junior-basic", {"players": 1}, "between 2 and"),
-        ("junior-basic", {"nuisance": True}, "unknown JuniorConfig option"),
+        ("junior-basic", {"nuisance": True}, "unknown option -o nuisance=…; known: deck, players, rows"),
         ("junior-experts", {"players": 6, "hand_size": 9}, "needs 58 cards, the deck has 52"),
-        ("junior-advanced", {"nuisance": 1}, "must be a bool"),
-        ("junior-basic", {"deck": True}, "must be a str"),
+        ("junior-advanced", {"nuisance": 1}, "-o nuisance=… must be a bool"),
+        ("junior-basic", {"deck": True}, "-o deck=… must be a str"),
     ],
 )
 def test_bad_configs(name: str, config: dict[str, Any], message: str) -> None:

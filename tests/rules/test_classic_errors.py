@@ -129,21 +129,21 @@ def test_a_view_is_only_for_a_seat_at_the_table(seat: int) -> None:
 
 BAD_CONFIGS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     # (name, values, fragments the message must contain: the field, the bounds, the value)
-    ("one player", {"players": 1}, ("ClassicConfig.players", "between 2 and 10", "got 1")),
-    ("eleven players", {"players": 11}, ("ClassicConfig.players", "between 2 and 10", "got 11")),
-    ("deck too small", {"players": 10, "deck": 100}, ("10 players", "need 104 cards", "the deck has 100")),
+    ("one player", {"players": 1}, ("-o players=…", "between 2 and 10", "got 1")),
+    ("eleven players", {"players": 11}, ("-o players=…", "between 2 and 10", "got 11")),
+    ("deck too small", {"players": 10, "deck": 100}, ("10 players", "need 104 cards", "has 100 (-o deck=…)")),
     ("hands too big", {"hand_size": 26}, ("26 cards", "need 108 cards", "the deck has 104")),
-    ("no end", {"target": None, "hands": None}, ("target", "hands")),
-    ("zero rows", {"rows": 0}, ("ClassicConfig.rows", "between 1 and 10", "got 0")),
-    ("target zero", {"target": 0}, ("ClassicConfig.target", "got 0")),
-    ("zero hands", {"hands": 0}, ("ClassicConfig.hands", "got 0")),
-    ("players as text", {"players": "4"}, ("ClassicConfig.players", "integer", "'4'")),
-    ("players as a float", {"players": 4.0}, ("ClassicConfig.players", "integer", "4.0")),
-    ("players as a bool", {"players": True}, ("ClassicConfig.players", "True")),
-    ("tactics as a number", {"tactics": 1}, ("ClassicConfig.tactics", "bool", "got 1")),
-    ("professional as text", {"professional": "yes"}, ("ClassicConfig.professional", "bool", "'yes'")),
-    ("an unknown key", {"player": 4}, ("unknown ClassicConfig option", "player", "known: deck, hand_size")),
-    ("two unknown keys", {"colour": "red", "speed": 2}, ("unknown ClassicConfig option", "colour, speed")),
+    ("no end", {"target": None, "hands": None}, ("-o target=…", "-o hands=…", "cannot both be None")),
+    ("zero rows", {"rows": 0}, ("-o rows=…", "between 1 and 10", "got 0")),
+    ("target zero", {"target": 0}, ("-o target=…", "got 0")),
+    ("zero hands", {"hands": 0}, ("-o hands=…", "got 0")),
+    ("players as text", {"players": "4"}, ("-o players=…", "integer", "'4'")),
+    ("players as a float", {"players": 4.0}, ("-o players=…", "integer", "4.0")),
+    ("players as a bool", {"players": True}, ("-o players=…", "True")),
+    ("tactics as a number", {"tactics": 1}, ("-o tactics=…", "bool", "got 1")),
+    ("professional as text", {"professional": "yes"}, ("-o professional=…", "bool", "'yes'")),
+    ("an unknown key", {"player": 4}, ("unknown option -o player=…;", "known: deck, hand_size")),
+    ("two unknown keys", {"colour": "red", "speed": 2}, ("unknown options -o colour=…, -o speed=…;",)),
 ]
 
 

@@ -52,7 +52,7 @@ from games.anniversary.rules.anniversary_view import (
 )
 from referee.rules.cards import bull_table
 from referee.rules.chance import SeededChance
-from referee.rules.config import bounded, check_bounds
+from referee.rules.config import bounded, check_bounds, option
 from referee.rules.core import (
     CHANCE,
     Action,
@@ -143,23 +143,23 @@ class AnniversaryConfig:
             value = getattr(self, name)
             if value not in choices:
                 raise ConfigError(
-                    f"AnniversaryConfig.{name} must be one of {', '.join(choices)}, got {value!r}"
+                    f"{option(name)} must be one of {', '.join(choices)}, got {value!r}"
                 )
         needed = self.players * self.hand_size + self.rows
         if needed > self.deck:
             raise ConfigError(
-                f"AnniversaryConfig: {self.players} players × {self.hand_size} cards + {self.rows} rows"
-                f" need {needed} number cards, the deck has {self.deck}"
+                f"{self.players} players × {self.hand_size} cards + {self.rows} rows"
+                f" need {needed} number cards, the deck has {self.deck} ({option('deck')})"
             )
         dealt = self.players * self.specials_each
         if dealt > sum(self.special_counts):
             raise ConfigError(
-                f"AnniversaryConfig: {self.players} players × {self.specials_each} special cards need"
-                f" {dealt}, there are {sum(self.special_counts)}"
+                f"{self.players} players × {self.specials_each} special cards need"
+                f" {dealt}, there are {sum(self.special_counts)} ({option('specials_each')})"
             )
         if self.max_rows < self.rows:
             raise ConfigError(
-                f"AnniversaryConfig.max_rows ({self.max_rows}) must be at least rows ({self.rows})"
+                f"{option('max_rows')} must be at least rows ({self.rows}), got {self.max_rows}"
             )
 
     @property

@@ -81,7 +81,7 @@ from games.board.rules.brettspiel_view import (
     TilesRevealed,
 )
 from referee.rules.chance import SeededChance
-from referee.rules.config import bounded, check_bounds
+from referee.rules.config import bounded, check_bounds, option
 from referee.rules.core import (
     CHANCE,
     Action,
@@ -166,7 +166,7 @@ class BrettspielConfig:
         check_bounds(self)
         for name in ("board", "tiles"):
             if not isinstance(getattr(self, name), str):
-                raise ConfigError(f"BrettspielConfig.{name} must be a str, got {getattr(self, name)!r}")
+                raise ConfigError(f"{option(name)} must be a str, got {getattr(self, name)!r}")
 
     @property
     def action_card_counts(self) -> tuple[int, ...]:

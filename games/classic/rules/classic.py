@@ -20,7 +20,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from referee.rules.cards import bull_table
 from referee.rules.chance import SeededChance
-from referee.rules.config import bounded, check_bounds
+from referee.rules.config import bounded, check_bounds, option
 from referee.rules.core import (
     CHANCE,
     Action,
@@ -57,12 +57,15 @@ class ClassicConfig:
     def __post_init__(self) -> None:
         check_bounds(self)
         if self.target is None and self.hands is None:
-            raise ConfigError("ClassicConfig needs a target score, a number of hands, or both")
+            raise ConfigError(
+                f"{option('target')} and {option('hands')} cannot both be None:"
+                " the game needs a target score, a number of hands, or both"
+            )
         needed = self.players * self.hand_size + self.rows
         if needed > self.deck:
             raise ConfigError(
-                f"ClassicConfig: {self.players} players × {self.hand_size} cards + {self.rows} rows"
-                f" need {needed} cards, the deck has {self.deck}"
+                f"{self.players} players × {self.hand_size} cards + {self.rows} rows"
+                f" need {needed} cards, the deck has {self.deck} ({option('deck')})"
             )
 
     @property

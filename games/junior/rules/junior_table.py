@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from games.junior.rules.junior_deck import DEFAULT_DECK, JuniorDeck, load_deck
-from referee.rules.config import bounded, check_bounds
+from referee.rules.config import bounded, check_bounds, option
 from referee.rules.core import Action, Decision, Outcome
 from referee.rules.core import GameEnded as GameEnded  # the core's game-over event, among this game's
 from referee.rules.errors import ConfigError
@@ -35,16 +35,19 @@ class JuniorConfig:
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
             if getattr(self, f.name) is None:  # check_bounds lets None through (optional fields)
-                raise ConfigError(f"{type(self).__name__}.{f.name} must be set, got None")
+                raise ConfigError(f"{option(f.name)} must be set, got None")
         check_bounds(self)
-        deck = load_deck(self.deck)
+        try:
+            deck = load_deck(self.deck)
+        except ConfigError as exc:
+            raise ConfigError(f"{option('deck')}: {exc}") from None
         object.__setattr__(self, "deck", deck)  # normalised: equal decks, equal configs
         lo, hi = deck.players
         if not lo <= self.players <= hi:
-            raise ConfigError(f"{type(self).__name__}: the deck {deck.name!r} is for {lo}–{hi} players")
+            raise ConfigError(f"the deck {deck.name!r} is for {lo}–{hi} players ({option('players')})")
         if self.dealt() > len(deck):
             raise ConfigError(
-                f"{type(self).__name__}: the setup needs {self.dealt()} cards, the deck has {len(deck)}"
+                f"the setup needs {self.dealt()} cards, the deck has {len(deck)}"
             )
 
     def dealt(self) -> int:
