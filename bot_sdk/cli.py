@@ -23,6 +23,7 @@ import select
 import signal
 import statistics
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -37,7 +38,7 @@ from referee.clikit.options import game_options, json_flag, parse_options, posit
 from referee.clikit.progress import progress_bar
 from referee.clikit.stats import interval_json, t_interval
 from referee.rules.config import describe
-from referee.rules.errors import RulesError
+from referee.rules.errors import ConfigError, RulesError
 from referee.rules.registry import VARIANTS, make_variant
 from referee.rules.seeding import derive_seed
 from referee.rules.transcript import Transcript, replay, verify
@@ -121,7 +122,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("play", help="play games between bots in this process (local arena)")
     p.add_argument("--bots", required=True, help="comma-separated bot specs, one per seat")
-    p.add_argument("--games", type=positive, default=10)
+    p.add_argument("--games", type=positive, default=10, help="games to play (default: %(default)s)")
     game_options(p)
     p.add_argument("--transcripts", type=Path, help="write each game's transcript into this directory")
     json_flag(p)
@@ -143,9 +144,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p = BOT_COMMANDS.add_parser("run", help="run one bot process (reads SIXNIMMT_REFEREE and SIXNIMMT_TOKEN)")
     p.add_argument("bot", nargs="?", help="mybot.py[:Class], a reference name, or a bot.toml's directory")
     p.add_argument("--cmd", metavar="COMMAND", help="a bot in any language: its command line, instead of BOT")
-    p.add_argument("--variant", default="classic")
-    p.add_argument("--referee")
-    p.add_argument("--token")
+    p.add_argument(
+        "--variant", default="classic", help="the game a reference name is of (default: %(default)s)"
+    )
+    p.add_argument("--referee", help="referee address (default: $SIXNIMMT_REFEREE)")
+    p.add_argument("--token", help="entrant token(s), comma-separated (default: $SIXNIMMT_TOKEN)")
     p.set_defaults(func=cmd_run)
     p = BOT_COMMANDS.add_parser(
         "connect", help="keep a bot connected to a server from this machine, with a bot account's API key"
@@ -153,7 +156,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("bot", help="mybot.py[:Class] or a reference name")
     p.add_argument("--server", required=True, metavar="HOST:PORT", help="the server's referee address")
     p.add_argument("--key", help="the account's API key (default: $SIXNIMMT_API_KEY)")
-    p.add_argument("--variant", default="classic", help="the game a reference name is of")
+    p.add_argument(
+        "--variant", default="classic", help="the game a reference name is of (default: %(default)s)"
+    )
     p.add_argument("--tls", action="store_true", help="TLS, checked against the system's CA certificates")
     p.add_argument("--tls-ca", type=Path, metavar="FILE", help="TLS, checked against this CA certificate")
     p.add_argument(
@@ -348,6 +353,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     config = parse_options(args.option)
     config.setdefault("players", len(specs))
     game = make_variant(args.variant, config)
+    if game.players != len(specs):
+        raise ConfigError(f"-o players={game.players} needs {game.players} bots; --bots gave {len(specs)}")
     classes = [load_bot(spec, args.variant) for spec in specs]
     names = [spec_label(s) for s in specs]
     if args.transcripts:
@@ -357,7 +364,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     digests = []
     with progress_bar(args.games, "games", args.json) as bar:
         for number in range(args.games):
-            result = play_match(game, classes, derive_seed(args.seed, "game", number), names=names)
+            try:
+                result = play_match(game, classes, derive_seed(args.seed, "game", number), names=names)
+            except BotError as exc:
+                print_bot_traceback(exc)
+                raise
             digests.append(result.transcript.digest())
             for seat, score in enumerate(result.outcome.scores):
                 scores[seat].append(score)
@@ -396,6 +407,18 @@ def cmd_play(args: argparse.Namespace) -> int:
         ],
     )
     return 0
+
+
+def print_bot_traceback(exc: BotError) -> None:
+    """The stack trace of the exception a bot raised in the local arena, from the bot's own
+    ``decide`` down, on stderr (the one-line error follows it); nothing for an illegal answer."""
+    cause = exc.__cause__
+    if cause is None or cause.__traceback__ is None:
+        return
+    # The first frame is the arena's call of decide(): the author's code starts below it.
+    below = cause.__traceback__.tb_next or cause.__traceback__
+    lines = traceback.format_exception(type(cause), cause, below)
+    print(tables.printable("".join(lines), lines=True), file=sys.stderr, end="")
 
 
 T = TypeVar("T")
