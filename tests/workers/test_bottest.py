@@ -171,3 +171,33 @@ def test_a_test_on_celery(
         assert not worker.unsettled({b.id for b in stored if b.status == "done"})
     finally:
         engine.dispose()
+
+
+def test_rerunning_an_undecided_test_extends_it_and_new_starts_a_fresh_one(
+    sqlite_store: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same test on the same bots, run again after it ran out of deals: more deals on the same
+    test until the SPRT decides (never ``test-…-2``); ``--new`` starts a fresh one."""
+    argv = ["bot", "test", "heuristic", "--base", "lowest", "--against", "random", "--margin", "1"]
+    argv += ["--max-deals", "6", "--processes", "2", *ONE_HAND, "--json"]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["test"] == "test-heuristic-vs-lowest"
+    assert (first["verdict"], first["deals"]) == ("inconclusive", 6)  # no decision before 16 deals
+
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    again = json.loads(out)
+    assert "extending test test-heuristic-vs-lowest, undecided after 6 deals: up to 6 more deals" in err
+    assert again["test"] == "test-heuristic-vs-lowest" and again["deals"] == 12
+    assert again["settings"]["max_deals"] == 12 and again["finished"]
+    assert again["path"][:6] == first["path"], "the first deals are the same stored games"
+    assert [row["name"] for row in repo.list_leagues(sqlite_store)] == ["test-heuristic-vs-lowest"]
+
+    assert main([*argv, "--new"]) == 0
+    fresh = json.loads(capsys.readouterr().out)
+    assert (fresh["test"], fresh["deals"]) == ("test-heuristic-vs-lowest-2", 6)
+    # Another field is another test: a fresh one, not an extension.
+    assert main([*argv[:6], "highest", *argv[7:]]) == 0
+    other = json.loads(capsys.readouterr().out)
+    assert (other["test"], other["deals"]) == ("test-heuristic-vs-lowest-3", 6)

@@ -118,6 +118,68 @@ def create(
     return repo.find_league(engine, name)
 
 
+def undecided(
+    engine: Engine,
+    new: str,
+    base: str,
+    field: Sequence[str],
+    *,
+    variant: str = "classic",
+    config: Mapping[str, Any] | None = None,
+    margin: float = sprt.DEFAULT_MARGIN,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+) -> repo.League | None:
+    """The latest stored test of this default name (``test-NEW-vs-OLD``, ``-2``, …) on the same bot
+    versions (NEW, OLD and the field), game and SPRT settings whose SPRT has not decided: one
+    that ran out of deals (inconclusive) or was stopped; ``None`` when there is none."""
+    # The bots and the store load SQLAlchemy: not when the command line registers ``bot test``.
+    from workers.bots import entrants
+    from workers.store import repo
+
+    canonical = find_variant(variant).name
+    stem = f"test-{_label(new)}-vs-{_label(base)}"
+    names = [row["name"] for row in repo.list_leagues(engine)]
+    named = [n for n in names if n == stem or re.fullmatch(re.escape(stem) + r"-\d+", n)]
+    if not named:
+        return None
+    wanted = [
+        *entrants.find(engine, [new, base], canonical, what="test", slips=False).entrants,
+        *entrants.find(engine, field, canonical, what="test").entrants,
+    ]
+    game = {**dict(config or {}), "players": len(wanted) - 1}
+    for name in reversed(named):  # the latest first
+        league = repo.find_league(engine, name)
+        if not is_test(league) or league.variant != canonical or league.config != game:
+            continue
+        settings = sprt.Settings.from_json(league.stopping or {})
+        if (settings.margin, settings.alpha, settings.beta) != (margin, alpha, beta):
+            continue
+        if len(league.entrants) != len(wanted) or not all(
+            entrants.same(a, b) for a, b in zip(league.entrants, wanted, strict=True)
+        ):
+            continue
+        if report(engine, league)["verdict"] in (sprt.H0, sprt.H1):
+            return None  # the latest such test decided: a rerun is a new test
+        return league
+    return None
+
+
+def extend(engine: Engine, league: repo.League, more_deals: int) -> tuple[repo.League, int]:
+    """Give an undecided test ``more_deals`` more deals than it has planned (when it spent its
+    budget) and reopen it; returns it and how many deals it had. Its deals go on from its seed."""
+    # The store loads SQLAlchemy: not when the command line registers ``bot test``.
+    from workers.store import repo
+
+    settings = sprt.Settings.from_json(league.stopping or {})
+    planned = len(repo.blocks_of(engine, league.id)) // 2
+    if planned >= settings.max_deals:
+        budget = planned + max(1, more_deals)
+        grown = sprt.Settings.from_json({**settings.to_json(), "max_deals": budget})
+        repo.reopen_league(engine, league.id, stopping=grown.to_json(), deals=budget)
+    return repo.find_league(engine, league.name), planned
+
+
 def _label(ref: str) -> str:
     """A bot reference as part of a league name (characters a name may not hold become ``_``)."""
     text = Path(ref).stem if ref.endswith(".py") or Path(ref).is_dir() else ref
@@ -221,7 +283,17 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="false positives: H1 accepted when δ = 0")
     p.add_argument("--beta", type=float, default=0.05, help="false negatives: H0 accepted when δ = margin")
     p.add_argument("--max-deals", type=int, default=sprt.DEFAULT_MAX_DEALS, help="budget of deals")
-    p.add_argument("--name", help="the test's league name (default test-NEW-vs-OLD)")
+    p.add_argument(
+        "--name",
+        help="the test's league name (default test-NEW-vs-OLD; a rerun on the same bots extends the"
+        " latest such test the SPRT has not decided, by --max-deals more deals)",
+    )
+    p.add_argument(
+        "--new",
+        dest="fresh",
+        action="store_true",
+        help="start a fresh test even when an undecided one of the same bots is stored",
+    )
     p.add_argument("--variant", default="classic")
     p.add_argument(
         "--seed",
@@ -240,6 +312,29 @@ def cmd_test(args: argparse.Namespace, engine: Engine) -> int:
     """Create the test, play it to a verdict, print the outcome."""
     against = default_field(args.variant) if args.against is None else args.against
     field = [r.strip() for r in against.split(",") if r.strip()]
+    config = parse_options(args.option)
+    found = None
+    if args.name is None and not args.fresh:
+        found = undecided(
+            engine,
+            args.new,
+            args.base,
+            field,
+            variant=args.variant,
+            config=config,
+            margin=args.margin,
+            alpha=args.alpha,
+            beta=args.beta,
+        )
+    if found is not None:
+        league, had = extend(engine, found, args.max_deals)
+        budget = sprt.Settings.from_json(league.stopping or {}).max_deals
+        print(
+            f"sixnimmt: extending test {league.name}, undecided after {had} deals: up to {budget - had}"
+            " more deals until the SPRT decides ('--new' starts a fresh test)",
+            file=sys.stderr,
+        )
+        return _play_and_report(engine, league, args)
     league = create(
         engine,
         args.new,
@@ -247,13 +342,17 @@ def cmd_test(args: argparse.Namespace, engine: Engine) -> int:
         field,
         name=args.name,
         variant=args.variant,
-        config=parse_options(args.option),
+        config=config,
         margin=args.margin,
         alpha=args.alpha,
         beta=args.beta,
         max_deals=args.max_deals,
         seed=args.seed,
     )
+    return _play_and_report(engine, league, args)
+
+
+def _play_and_report(engine: Engine, league: repo.League, args: argparse.Namespace) -> int:
     finished = play(engine, league, json_output=args.json, local=args.local, processes=args.processes)
     info = report(engine, league)
     if args.json:

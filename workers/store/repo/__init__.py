@@ -59,6 +59,7 @@ from workers.store.repo.leagues import (
     league_phase,
     list_leagues,
     open_leagues,
+    reopen_league,
     set_stopping,
     start_league,
 )
@@ -131,6 +132,7 @@ __all__ = [
     "record_block",
     "release_claims",
     "renew_lease",
+    "reopen_league",
     "set_retired",
     "set_stopping",
     "start_league",

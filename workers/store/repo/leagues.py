@@ -330,6 +330,17 @@ def finish_league(engine: Engine, league_id: int) -> bool:
     return True
 
 
+def reopen_league(engine: Engine, league_id: int, *, stopping: Mapping[str, Any], deals: int) -> None:
+    """Give a league that adds deals as it goes a new rule (a larger budget) and mark it unfinished,
+    so its runners add rounds again (an SPRT test extended by ``bot test``)."""
+    with engine.begin() as conn:
+        conn.execute(
+            update(leagues)
+            .where(leagues.c.id == league_id)
+            .values(stopping=dict(stopping), deals=deals, finished_at=None)
+        )
+
+
 def last_progress(engine: Engine, league_id: int) -> dt.datetime | None:
     """When the league last stored a block, or was started if it stored none since."""
     with engine.connect() as conn:
