@@ -150,7 +150,7 @@ def test_the_seat_env_plays_its_seat_against_the_named_bots() -> None:
     ("make", "message"),
     [
         (lambda: env(players=11), "players"),
-        (lambda: env(colour="red"), "unknown ClassicConfig option"),
+        (lambda: env(colour="red"), "unknown option -o colour="),
         (lambda: SeatEnv(env(), "random,random"), "3 opponents for a 4-player game, got 2"),
         (lambda: SeatEnv(env(), "random", seat=4), "seats 0 … 3"),
         (lambda: env(render_mode="rgb_array"), "render_mode"),
