@@ -28,7 +28,12 @@ def register(sub: Any) -> None:
     p = sub.add_parser("dashboard", help="serve the web dashboard and its JSON API over the league store")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
-    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="the web server's log level (default: info)",
+    )
     p.set_defaults(func=cmd_dashboard)
 
 

@@ -23,7 +23,11 @@ def json_flag(p: argparse.ArgumentParser) -> None:
 
 def game_options(p: argparse.ArgumentParser) -> None:
     """A game's options: ``--variant``, ``-o KEY=VALUE`` (repeated) and ``--seed``."""
-    p.add_argument("--variant", default="classic")
+    p.add_argument(
+        "--variant",
+        default="classic",
+        help="the game variant (default: %(default)s; 'sixnimmt variants' lists them)",
+    )
     p.add_argument(
         "-o",
         "--option",
@@ -32,7 +36,9 @@ def game_options(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="a variant option, e.g. -o professional=true -o target=None (see 'sixnimmt variants')",
     )
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--seed", type=int, default=1, help="the seed every game's deal derives from (default: %(default)s)"
+    )
 
 
 def positive(text: str) -> int:

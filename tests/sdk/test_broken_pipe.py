@@ -20,10 +20,10 @@ PROGRESS = re.compile(r"sixnimmt: \d+/\d+ games \(\d+%\), .*")
 
 @pytest.fixture(scope="module")
 def transcript(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A long game's transcript: ten seats, twelve hands (its replay prints over 100 kB)."""
+    """A long game's transcript: ten seats, twenty hands (its replay prints over 100 kB)."""
     where = tmp_path_factory.mktemp("pipe")
     bots = ",".join(["random"] * 10)
-    options = ["-o", "target=None", "-o", "hands=12"]
+    options = ["-o", "target=None", "-o", "hands=20"]
     done = sixnimmt(where, "play", "--bots", bots, "--games", "1", *options, "--transcripts", "t", "--json")
     assert done.returncode == 0, done.stderr
     return where / "t" / "game-0000.json"
@@ -79,7 +79,7 @@ def test_replay_into_head_prints_the_first_line_and_nothing_on_stderr(transcript
     script = f"{command}; echo status ${{PIPESTATUS[0]}} >&2"
     done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=300)
     lines = done.stdout.splitlines()
-    assert len(lines) == 1 and "HandDealt" in lines[0]
+    assert len(lines) == 1 and "Hand 1 dealt" in lines[0]
     assert done.stderr == f"status {CLOSED_PIPE}\n"
 
 
