@@ -541,6 +541,7 @@ def cmd_connect(args: argparse.Namespace) -> int:
             tls=args.tls,
             tls_ca=args.tls_ca,
             retries=args.retries,
+            json_lines=args.json,
         )
     except ConnectError as exc:
         print(f"sixnimmt: error: {tables.printable(exc, lines=True)}", file=sys.stderr)

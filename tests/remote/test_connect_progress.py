@@ -12,7 +12,6 @@ import threading
 from pathlib import Path
 from typing import IO
 
-import pytest
 from remotekit import Site
 from testkit import wait_for
 
@@ -68,9 +67,6 @@ def test_bot_connect_prints_a_line_per_game_with_its_result_and_faults(site: Sit
     assert "2 games over 1 connections; 2 errors" in bot.process.stdout.read()  # type: ignore[union-attr]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="needs bot_sdk/cli.py's cmd_connect to pass json_lines=args.json to connect()"
-)
 def test_bot_connect_json_prints_one_object_per_game(site: Site) -> None:
     key = site.account("progressjson")
     bot = site.connect(key, "--server", site.referee.public, "--json", bot="lowest")
