@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
@@ -60,6 +60,9 @@ class Replay:
     variant: Variant[Any, Any]
     states: tuple[Any, ...]
     events: tuple[tuple[Event, ...], ...]
+    fault_steps: tuple[dict[str, list[int]], ...] = ()
+    """Per seat: each fault kind → the replay steps (frames) where a fault of it happened, first
+    first; empty where they are not known (:func:`fault_steps`)."""
 
     @property
     def steps(self) -> int:
@@ -83,6 +86,8 @@ class Replay:
             "events": [event_to_json(e) for e in events],
             "lines": describe_all(events, names, self.variant.name),
         }
+        if any(self.fault_steps):  # public, as the seats' fault kinds and counts are
+            frame["fault_steps"] = list(self.fault_steps)
         if seat is None:
             actions = self.transcript.steps[step - 1] if step else ()
             frame["actions"] = [{"seat": s, "action": _plain(a)} for s, a in actions]
@@ -114,7 +119,72 @@ def load(body: str) -> Replay:
 def of(transcript: Transcript) -> Replay:
     """Replay a parsed transcript; one that does not replay raises :class:`TranscriptError`."""
     variant, states, events = replay_states(transcript)
-    return Replay(transcript, variant, tuple(states), tuple(events))
+    return Replay(transcript, variant, tuple(states), tuple(events), fault_steps(transcript, variant, states))
+
+
+MAX_FAULT_STEPS = 64
+"""Steps kept per seat and fault kind (a forfeited seat's defaults are not faults of their own)."""
+
+
+def fault_steps(
+    transcript: Transcript, variant: Variant[Any, Any], states: Sequence[Any]
+) -> tuple[dict[str, list[int]], ...]:
+    """Per seat, each fault kind → the steps where it happened: the frame that shows the step
+    whose action the fault defaulted (a match page links each fault there).
+
+    The referee's transcript says it in ``meta.fault_steps`` (per seat, ``{"step", "kind"}``
+    items). An older transcript does not: there a seat with faults of one kind only gets the
+    steps of its defaulted decisions (those whose action is the default action), when they are
+    exactly as many as ``meta.defaulted`` says (none of the bot's own answers was the default);
+    otherwise nothing, rather than a step that may be wrong.
+    """
+    players = variant.players
+    meta = transcript.meta if isinstance(transcript.meta, Mapping) else {}
+    told = meta.get("fault_steps")
+    if isinstance(told, list) and len(told) == players:
+        out: list[dict[str, list[int]]] = []
+        for items in told:
+            steps: dict[str, list[int]] = {}
+            for item in items if isinstance(items, list) else ():
+                if not isinstance(item, dict):
+                    continue
+                step, kind = item.get("step"), item.get("kind")
+                if isinstance(step, int) and 0 < step <= len(transcript.steps) and isinstance(kind, str):
+                    kept = steps.setdefault(kind, [])
+                    if len(kept) < MAX_FAULT_STEPS:
+                        kept.append(step)
+            out.append({kind: sorted(found) for kind, found in steps.items()})
+        return tuple(out)
+    faults, defaulted = meta.get("faults"), meta.get("defaulted")
+    if not (
+        isinstance(faults, list) and isinstance(defaulted, list) and len(faults) == len(defaulted) == players
+    ):
+        return ()
+    out = [{} for _ in range(players)]
+    for seat in range(players):
+        kinds = faults[seat] if isinstance(faults[seat], dict) else {}
+        if len(kinds) != 1 or not isinstance(defaulted[seat], int) or defaulted[seat] < 1:
+            continue
+        found = _defaulted_steps(transcript, variant, states, seat)
+        if len(found) == defaulted[seat]:
+            (kind,) = kinds
+            out[seat] = {str(kind): found[:MAX_FAULT_STEPS]}
+    return tuple(out)
+
+
+def _defaulted_steps(
+    transcript: Transcript, variant: Variant[Any, Any], states: Sequence[Any], seat: int
+) -> list[int]:
+    """The steps (frames) where ``seat`` played its decision's default action."""
+    found = []
+    for index, actions in enumerate(transcript.steps):
+        action = dict(actions).get(seat)
+        if action is None:
+            continue
+        decision = next((d for d in variant.pending(states[index]) if d.seat == seat), None)
+        if decision is not None and action == variant.default_action(states[index], decision):
+            found.append(index + 1)
+    return found
 
 
 def _plain(action: Action) -> Any:

@@ -12,8 +12,9 @@ from sqlalchemy import select, update
 from starlette.testclient import TestClient
 
 from dashboard.app import create_app
+from dashboard.replay import load
 from workers.store.engine import make_engine
-from workers.store.schema import seat_results
+from workers.store.schema import seat_results, transcripts
 
 TRACEBACK = (
     'Traceback (most recent call last):\n  File "/x/mine.py", line 9, in choose_card\n'
@@ -87,3 +88,81 @@ def test_anonymous_visitors_see_the_kinds_and_counts(
     shown = next(s for s in info["seats"] if s["seat"] == seat)
     assert "fault_detail" not in shown
     assert shown["fault_kinds"] == {"exception": 3, "timeout": 1} and shown["faults"] == 4
+
+
+@pytest.fixture
+def fault_steps(league_store: LeagueStore, faulted_seat: tuple[int, int]) -> Iterator[tuple[int, int, int]]:
+    """The faulted seat's transcript told where its faults happened, as the referee's says it:
+    the timeout at step 3, the exceptions at steps 5, 7 and 9 (its own put back afterwards)."""
+    match_id, seat = faulted_seat
+    writer = make_engine(league_store.url)
+    where = transcripts.c.match_id == match_id
+    with writer.begin() as conn:
+        body = conn.execute(select(transcripts.c.body).where(where)).scalar_one()
+        transcript = json.loads(body)
+        players = len(transcript["meta"]["seats"])
+        told = [[] for _ in range(players)]
+        told[seat] = [{"step": 3, "kind": "timeout"}] + [{"step": n, "kind": "exception"} for n in (9, 5, 7)]
+        transcript["meta"]["fault_steps"] = told
+        conn.execute(update(transcripts).where(where).values(body=json.dumps(transcript)))
+    try:
+        yield match_id, seat, 3
+    finally:
+        with writer.begin() as conn:
+            conn.execute(update(transcripts).where(where).values(body=body))
+        writer.dispose()
+
+
+def test_each_fault_links_to_its_step_in_the_replay(
+    league_store: LeagueStore, fault_steps: tuple[int, int, int]
+) -> None:
+    match_id, seat, _ = fault_steps
+    here = f"/matches/{match_id}"
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    with TestClient(create_app(league_store.engine, operator_token=TOKEN)) as client:
+        public = client.get(here).text
+        html = client.get(here, headers=bearer).text
+        linked = client.get(f"{here}?step=5#replay").text
+        frame = client.get(f"/api/matches/{match_id}/replay?step=1").json()["frame"]
+    timeout = f'<a class="fault-step" href="{here}?step=3#replay">at step 3</a>'
+    exception = f'<a class="fault-step" href="{here}?step=5#replay">at step 5</a>'
+    exception += ' <span class="muted">(first of 3)</span>'
+    # Everyone sees the kinds (and where they happened); the operator, each reason too.
+    assert f"<b>timeout</b> ×1 {timeout} · <b>exception</b> ×3 {exception}" in public
+    assert f"(at mine.py:9, in choose_card) {exception}" in html
+    assert f"no answer within 2000 ms and the 0 ms in the time bank {timeout}" in html
+    # The link opens the replay at that step.
+    assert 'id="replay" data-step="5"' in linked and '<b id="step">5</b>' in linked
+    assert frame["fault_steps"][seat] == {"timeout": [3], "exception": [5, 7, 9]}
+
+
+def test_an_older_transcript_gives_the_steps_only_when_they_are_certain(league_store: LeagueStore) -> None:
+    # Without meta.fault_steps: a seat with one fault kind gets the steps of its default actions,
+    # when exactly as many as it had defaulted (else a bot's own choice could be taken for one).
+    with league_store.engine.connect() as conn:
+        body = conn.execute(select(transcripts.c.body).limit(1)).scalar_one()
+    transcript = json.loads(body)
+    players = len(transcript["meta"]["seats"])
+    replay = load(body)
+    assert replay.fault_steps == tuple({} for _ in range(players))  # a match without faults
+    defaults = [
+        step
+        for step in range(1, replay.steps + 1)
+        for s, action in replay.transcript.steps[step - 1]
+        if s == 0
+        and action
+        == replay.variant.default_action(
+            replay.states[step - 1],
+            next(d for d in replay.variant.pending(replay.states[step - 1]) if d.seat == 0),
+        )
+    ]
+    assert defaults  # the lowest card, say: a random bot plays it now and then
+    meta = transcript["meta"]
+    meta["faults"] = [{"timeout": len(defaults)}] + [{} for _ in range(players - 1)]
+    meta["defaulted"] = [len(defaults)] + [0] * (players - 1)
+    assert load(json.dumps(transcript)).fault_steps[0] == {"timeout": defaults}
+    meta["defaulted"][0] += 1  # one default more than the steps found: not certain, no steps
+    assert load(json.dumps(transcript)).fault_steps[0] == {}
+    meta["defaulted"][0] -= 1
+    meta["faults"][0] = {"timeout": 1, "illegal": len(defaults) - 1}  # two kinds: which step is which?
+    assert load(json.dumps(transcript)).fault_steps[0] == {}
