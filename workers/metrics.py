@@ -27,6 +27,8 @@ import contextlib
 import logging
 import os
 import re
+import socket
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -298,5 +300,23 @@ def registry(broker_url: str, queues: Sequence[str]) -> CollectorRegistry:
 
 
 def start_exporter(port: int, broker_url: str, queues: Sequence[str]) -> Callable[[], None] | None:
-    """Serve the worker's ``/metrics`` on ``port`` from the main process (see the module docstring)."""
+    """Serve the worker's ``/metrics`` on ``port`` from the main process (see the module docstring).
+
+    A port it cannot listen on (taken: another worker on this host has it) stops the worker before
+    it starts, with one line on stderr and exit status 2: a worker nobody can scrape is not run
+    unnoticed. ``port`` 0 serves nothing.
+    """
+    if port:
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+                probe.bind(("0.0.0.0", port))
+        except (OSError, OverflowError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            print(
+                f"sixnimmt: error: cannot serve the worker's metrics on port {port}: {reason}"
+                " (another worker on this host?): give each worker its own --metrics-port"
+                " (or SIXNIMMT_WORKER_METRICS_PORT), or --metrics-port 0 for none",
+                file=sys.stderr,
+            )
+            raise SystemExit(2) from None
     return referee_metrics.start_exporter(port, registry(broker_url, queues))

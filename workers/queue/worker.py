@@ -98,6 +98,30 @@ def _start_reconciling(sender: Any = None, **_: Any) -> None:
     start_reconciler(str(getattr(sender, "hostname", None) or "worker"))
 
 
+@signals.worker_process_shutdown.connect
+def _remove_own_directories(**_: Any) -> None:
+    """A pool process that stops (it leaves with ``os._exit``: no ``atexit``) kills its warm bots and
+    removes its warm pool's and blocks' directories first."""
+    # The players: loaded in a pool process that played; nothing to do in one that did not.
+    from workers.play import lease, warm
+
+    with contextlib.suppress(Exception):
+        pool = warm.current()
+        if pool is not None:
+            pool.abandon()
+        lease.remove_own()
+
+
+@signals.worker_shutdown.connect
+def _sweep_after_the_pool(**_: Any) -> None:
+    """Once the pool is stopped (warm or cold), the main process removes what its dead pool
+    processes left in the temporary directory (one killed outright cannot clean up itself)."""
+    from workers.play import lease
+
+    with contextlib.suppress(Exception):
+        lease.sweep()
+
+
 @signals.worker_shutting_down.connect
 def _release_when_late(sender: Any = None, how: str = "", **_: Any) -> None:
     stop_reconciler()
