@@ -51,7 +51,8 @@ def test_every_option_says_what_it_does_and_its_default(
     with pytest.raises(SystemExit):
         main([*command, "--help"])
     text = " ".join(capsys.readouterr().out.split("options:", 1)[1].split())
-    for option in ("--bots", "--against", "--games", "--deals", "--decision-ms", "--bank-ms", "--table"):
+    options = ("--bots", "--against", "--games", "--deals", "--decision-ms", "--bank-ms", "--table")
+    for option in (*options, "--variant", "--seed", "--processes"):
         if f"{option} " not in text:
             continue
         said = text.split(f"{option} ", 1)[1].split(" --", 1)[0]
