@@ -132,9 +132,11 @@ def undecided(
 ) -> repo.League | None:
     """The latest stored test of this default name (``test-NEW-vs-OLD``, ``-2``, …) on the same bot
     versions (NEW, OLD and the field), game and SPRT settings whose SPRT has not decided: one
-    that ran out of deals (inconclusive) or was stopped; ``None`` when there is none."""
+    that ran out of deals (inconclusive) or was stopped; ``None`` when there is none. A finished
+    test with a remote entrant is not extended: its seed is published, and a bot played from its
+    author's machine could compute the extension's deals from it."""
     # The bots and the store load SQLAlchemy: not when the command line registers ``bot test``.
-    from workers.bots import entrants
+    from workers.bots import accounts, entrants
     from workers.store import repo
 
     canonical = find_variant(variant).name
@@ -161,6 +163,11 @@ def undecided(
             continue
         if report(engine, league)["verdict"] in (sprt.H0, sprt.H1):
             return None  # the latest such test decided: a rerun is a new test
+        if repo.league_phase(engine, league.id) == "finished" and any(
+            v.entry_point.startswith(accounts.REMOTE_ENTRANT) for v in league.entrants
+        ):
+            # Its seed is published: a bot played from its author's machine could know the deals.
+            return None
         return league
     return None
 
