@@ -50,10 +50,16 @@ def test_every_option_says_what_it_does_and_its_default(
 ) -> None:
     with pytest.raises(SystemExit):
         main([*command, "--help"])
-    text = " ".join(capsys.readouterr().out.split("options:", 1)[1].split())
+    # Each option's entry: its line (two spaces, then a dash) and the lines indented under it.
+    entries: dict[str, str] = {}
+    for line in capsys.readouterr().out.split("options:", 1)[1].splitlines():
+        if line.startswith("  -"):
+            name = line.split()[0].rstrip(",")
+            entries[name] = line
+        elif entries and line.startswith("   "):
+            entries[name] += " " + line.strip()
+    assert {"--variant", "--seed", "--json"} <= entries.keys()
     options = ("--bots", "--against", "--games", "--deals", "--decision-ms", "--bank-ms", "--table")
     for option in (*options, "--variant", "--seed", "--processes"):
-        if f"{option} " not in text:
-            continue
-        said = text.split(f"{option} ", 1)[1].split(" --", 1)[0]
-        assert "default" in said, (option, said)
+        if option in entries:
+            assert "default" in entries[option], entries[option]
