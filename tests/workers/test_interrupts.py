@@ -117,7 +117,7 @@ def test_a_local_run_says_what_it_waits_for_and_plays_the_block_once_its_lease_i
     assert repo.claim_block(engine, first.id, "gone:1", lease_s=5) is not None
     env = {"SIXNIMMT_DATABASE_URL": pg_url, "SIXNIMMT_BROKER_URL": "", "TMPDIR": str(blocks_tmp)}
     run = _cli("league", "run", "waits", "--local", "--processes", "1", "--json", env=env)
-    out, err = run.communicate(timeout=300)
+    _out, err = run.communicate(timeout=300)
     assert run.returncode == 0, err
     assert "waiting for block 0's lease (worker gone:1) to expire in ~" in err, err
     assert repo.league_phase(engine, league.id) == "finished"
