@@ -1,6 +1,6 @@
 """Calibrate the adaptive leagues' stopping boundary by simulation (see docs/ratings.md).
 
-Usage: python bench/calibrate_adaptive.py [--trials N] [--factors 1,2,4] [--per-pair 1,2]
+Usage: python bench/calibrate_adaptive.py [--trials N] [--factors 1,2,4] [--per-pair 1,2] [--round-min 4]
 
 Runs adaptive leagues on the ranking bench's pool of real games (bench/bench_rank.py, tables of
 4, the 8-bot ladder) for each ``LOOK_FACTOR`` and ``DEALS_PER_PAIR`` and prints how often they end
@@ -30,6 +30,12 @@ def main() -> int:
     parser.add_argument("--boundary", default="posterior", choices=["posterior", "sprt", "t"])
     parser.add_argument("--effects", default="0.1", help="EFFECT values to try (the sprt boundary's δ)")
     parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument(
+        "--round-min",
+        type=int,
+        default=adaptive.ROUND_MIN_DEALS,
+        help="ROUND_MIN_DEALS, deals a round at least",
+    )
     args = parser.parse_args()
     spec = importlib.util.spec_from_file_location("bench_rank", Path(__file__).with_name("bench_rank.py"))
     assert spec and spec.loader
@@ -49,6 +55,7 @@ def main() -> int:
         f" {'ratio':>6} {'p95':>6} {'capped':>6}"
     )
     adaptive.BOUNDARY = args.boundary
+    adaptive.ROUND_MIN_DEALS = args.round_min
     grid = itertools.product(
         [float(x) for x in args.effects.split(",")],
         [bool(int(x)) for x in args.chain.split(",")],
