@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.matches import (
+    STOPPED_AFTER_TIMEOUTS,
     BotExitedError,
     MatchPlan,
     MatchRun,
@@ -242,7 +243,7 @@ def check(
             faults.get(FaultKind.CRASH, 0) + faults.get(FaultKind.DISCONNECT, 0) == 0,
         ),
         ("plays many matches at once over one stream", len(seats) == games and games > 1),
-        ("exits cleanly after goodbye", run.exit_codes.get("bot") == 0),
+        _exit_check(run.exits.get("bot"), run.exit_codes.get("bot")),
     ]
     return CheckReport(
         checks,
@@ -255,3 +256,12 @@ def check(
         reasons=group_reasons(reason for s in seats for reason in s.reasons),
         exit=run.exits.get("bot"),
     )
+
+
+def _exit_check(exit: ProcessExit | None, code: int | None) -> tuple[str, bool]:
+    """Whether the bot exited cleanly after its goodbye; not judged for a bot stopped at once
+    because it had timed out (:data:`arena.matches.STOPPED_AFTER_TIMEOUTS`): it had no chance
+    to, and "answers in time" already fails."""
+    if exit is not None and exit.limit == STOPPED_AFTER_TIMEOUTS:
+        return "exits cleanly after goodbye (not judged: stopped after its timeouts)", True
+    return "exits cleanly after goodbye", code == 0

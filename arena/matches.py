@@ -597,17 +597,18 @@ def play_matches(
         for entrant in sorted(processes, key=lambda entrant: entrant not in silent):
             process = processes[entrant]
             if entrant in silent and grace:
-                why = "stopped when its games were over: it had timed out"
-                exits[entrant], stopped = stop_bot(process, STOP_GRACE_S, why)
+                exits[entrant], stopped = stop_bot(process, STOP_GRACE_S, STOPPED_AFTER_TIMEOUTS)
             else:
                 exits[entrant], stopped = stop_bot(process, grace, None)
             exit_codes[entrant] = None if stopped else process.returncode
 
 
+STOPPED_AFTER_TIMEOUTS = "stopped when its games were over: it had timed out"
+"""The :attr:`ProcessExit.limit` of a bot :func:`play_matches` stopped at once for its timeouts."""
 GOODBYE_GRACE_S = 10.0
 """Seconds a bot that answered every request has to exit after its goodbye before it is killed."""
 STOP_GRACE_S = 1.0
-"""Seconds a bot that timed out has to exit after its games, then again after SIGTERM, before SIGKILL."""
+"""Seconds a bot that timed out has, after the SIGTERM it gets when its games are over, before SIGKILL."""
 
 
 def _stopped_answering(results: Iterable[FinishedMatch]) -> set[str]:
@@ -616,30 +617,33 @@ def _stopped_answering(results: Iterable[FinishedMatch]) -> set[str]:
 
 
 def stop_bot(process: BotProcess, grace: float, why: str | None) -> tuple[ProcessExit, bool]:
-    """Let ``process`` exit within ``grace`` seconds, else end it: at once (SIGKILL) when ``why``
-    is ``None`` (it did not stop after its goodbye), else SIGTERM first and SIGKILL after another
-    ``grace``, its exit saying ``why`` (unless its launcher knows a limit that killed it).
+    """End ``process``, returning how it ended and whether it had to be stopped.
 
-    Returns how it ended, and whether it had to be stopped.
+    With ``why`` (it stopped answering): SIGTERM at once if it is still running, SIGKILL if it
+    has not exited ``grace`` seconds later, its exit saying ``why`` (unless its launcher names a
+    resource limit that killed it). Without: it has ``grace`` seconds to exit after its goodbye, then
+    SIGKILL.
     """
-    try:
-        process.wait(grace)
-        return process.exit(), False
-    except subprocess.TimeoutExpired:
-        pass
-    if why is not None:
-        process.terminate()
+    if why is None:
         try:
             process.wait(grace)
+            return process.exit(), False
         except subprocess.TimeoutExpired:
-            process.kill()
+            process.kill()  # killed by SIGKILL: it did not stop after goodbye
             process.wait()
-    else:
-        process.kill()  # killed by SIGKILL: it did not stop after goodbye
+            return process.exit(), True
+    if process.poll() is not None:
+        return process.exit(), False
+    process.terminate()
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
         process.wait()
     ended = process.exit()
-    if why is not None and ended.limit is None:
-        return replace(ended, limit=why), True
+    # A sandbox says its own signals were "stopped by its launcher": here is why it sent them.
+    if ended.limit in (None, "stopped by its launcher"):
+        ended = replace(ended, limit=why)
     return ended, True
 
 
