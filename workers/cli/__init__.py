@@ -51,14 +51,18 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--bots", required=True, help="stored bots (name or name@N), reference names, or .py files"
     )
-    p.add_argument("--variant", default="classic")
+    p.add_argument(
+        "--variant",
+        default="classic",
+        help="the game variant (default: %(default)s; 'sixnimmt variants' lists them)",
+    )
     p.add_argument(
         "--format",
         default="round-robin",
         help="round-robin (default), gauntlet, sampled or ladder; see docs/league.md#formats",
     )
     p.add_argument("--table", type=int, default=4, help="seats per table")
-    p.add_argument("--deals", type=int, default=2, help="duplicate deals per table")
+    p.add_argument("--deals", type=int, default=2, help="duplicate deals per table (default: 2)")
     p.add_argument(
         "--seed",
         type=int,
@@ -91,8 +95,15 @@ def register(sub: Any) -> None:
         help="start every block's bots afresh, so no bot carries memory from block to block"
         " (default: warm processes a worker keeps; see docs/league.md#warm-bots)",
     )
-    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a variant option, e.g. -o professional=true (see 'sixnimmt variants')",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_guard(cmd_create, lazy=True))
     formats_cli.register(group, _guard)
 
@@ -102,19 +113,19 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--processes", type=int, default=0, help="local pool size (default: $SIXNIMMT_WORKERS or cores)"
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_guard(cmd_run))
 
     p = group.add_parser(
         "start", help="hand the league to the Celery workers, which finish it with nobody watching"
     )
     p.add_argument("name")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_guard(cmd_start))
 
     p = group.add_parser("status", help="blocks by status, matches, faults")
     p.add_argument("name")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_guard(cmd_status))
 
     p = group.add_parser(
@@ -129,11 +140,11 @@ def register(sub: Any) -> None:
         help="ls: score per game with per-game effects (default); pl: Plackett-Luce on finishing orders",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="for intervals and tests (default 0.95)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_guard(cmd_standings))
 
     p = group.add_parser("list", help="every league")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_guard(cmd_list))
 
     p = group.add_parser(
@@ -141,7 +152,7 @@ def register(sub: Any) -> None:
         help="check every block's deal seed against the seed and deal key published at the league's end",
     )
     p.add_argument("name")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_guard(cmd_verify_deals))
 
     p = group.add_parser("migrate", help="bring the store to the newest schema")
@@ -156,7 +167,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--hostname",
         help="the worker's node name, unique among the workers of a broker: NAME@HOST, where %%h is"
-        " this machine's host name (Celery's -n; default: celery@%%h)",
+        " this machine's host name (Celery's -n; default: sixnimmt-PID@%%h, unique per process)",
     )
     p.add_argument("--loglevel", default="INFO")
     p.add_argument(
@@ -169,20 +180,23 @@ def register(sub: Any) -> None:
     bots = sdk_cli.BOT_COMMANDS
     p = bots.add_parser("submit", help="store a bot as a new version after checking it in the sandbox")
     p.add_argument("path", type=Path)
-    p.add_argument("--name", required=True)
+    p.add_argument("--name", required=True, help="the stored bot's name; each submit adds a version NAME@N")
     p.add_argument("--entry", help="entry point for a directory, e.g. main.py:MyBot")
-    p.add_argument("--variant", default="classic")
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--variant",
+        default="classic",
+        help="the game variant (default: %(default)s; 'sixnimmt variants' lists them)",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_guard(cmd_submit, lazy=True))
 
     p = bots.add_parser("list", help="stored bots and their versions")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_guard(cmd_bot_list))
 
     # Server extra (numpy, SQLAlchemy): only once it is found, as formats_cli above.
     from workers.cli import accounts as accounts_cli
-    from workers.cli import bottest
-    from workers.cli import manage
+    from workers.cli import bottest, manage
 
     bottest.register(bots, _guard)
     accounts_cli.register(bots, _guard)
@@ -895,7 +909,7 @@ def cmd_bot_list(args: argparse.Namespace, engine: Any) -> int:
     for row in rows:
         files, size = row["files"], row["code_bytes"]
         created = (row["created_at"] or "")[:19].replace("T", " ")
-        bot = f"{row['name']}@{row['version']}"
+        bot = f"{row['name']}@{row['version']}" + (" (retired)" if row.get("retired") else "")
         sha = row["sha256"][:12] + ("" if row["sha256_ok"] else " MISMATCH")
         lines.append([bot, row["variant"], row["entry_point"], files, _bytes(size), sha, created])
     right = tables.right

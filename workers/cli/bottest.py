@@ -301,17 +301,28 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
         action="store_true",
         help="start a fresh test even when an undecided one of the same bots is stored",
     )
-    p.add_argument("--variant", default="classic")
+    p.add_argument(
+        "--variant",
+        default="classic",
+        help="the game variant (default: %(default)s; 'sixnimmt variants' lists them)",
+    )
     p.add_argument(
         "--seed",
         type=int,
         help="the test's seed: its deals then follow from it alone, as secret as it is (default: a random"
         " seed and deal key, published once the test is finished; docs/league.md#seeds-and-secrets)",
     )
-    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a variant option, e.g. -o professional=true (see 'sixnimmt variants')",
+    )
     p.add_argument("--local", action="store_true", help="use the local process pool even with a broker set")
     p.add_argument("--processes", type=int, default=0, help="local pool size")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=guard(cmd_test, creates=True))
 
 
