@@ -185,6 +185,9 @@ class Variant(ABC, Generic[S, C]):
     config_type: ClassVar[type[Any]]
     higher_is_better: ClassVar[bool]
     """Whether a higher score ranks better (board game points) or worse (bull heads)."""
+    lowest_score: ClassVar[float | None] = None
+    """The lowest score a seat can end a game with, when there is one (0 where scores count bull
+    heads or cards taken); standings keep their intervals at or above it. ``None``: no bound."""
     engine_version: ClassVar[int] = 1
     """Bumped whenever a rules change could alter a replay; part of every transcript hash."""
     forced_moves: ClassVar[ForcedMoves] = ForcedMoves.ASK

@@ -48,10 +48,6 @@ HEADLINE = "ls"
 """The method of the stored table (and the dashboard's): the least squares batch fit."""
 CONFIDENCE = 0.95
 """The confidence of the stored table's intervals and "told apart" marks."""
-LOWEST_SCORE = {"classic": 0.0, "junior-basic": 0.0, "junior-advanced": 0.0, "junior-experts": 0.0}
-"""The lowest score of a variant whose scores cannot be negative (bull heads, cards collected),
-by canonical name: the standings clip intervals there. Variants not listed (the anniversary
-edition subtracts bull heads; the board game's track) get intervals as computed."""
 STALE_PARTS = 20
 """After a block, the table is recomputed once the results it lacks are 1/STALE_PARTS of those stored."""
 
@@ -68,7 +64,7 @@ def compute(
         higher_is_better=variant.higher_is_better,
         method=method,
         confidence=confidence,
-        lowest=LOWEST_SCORE.get(variant.name),
+        lowest=variant.lowest_score,
     )
 
 

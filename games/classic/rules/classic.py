@@ -212,6 +212,7 @@ class Classic(Variant[ClassicState, ClassicConfig]):
     aliases: ClassVar[tuple[str, ...]] = ("6nimmt", "take6")
     config_type: ClassVar[type[Any]] = ClassicConfig
     higher_is_better: ClassVar[bool] = False
+    lowest_score: ClassVar[float | None] = 0.0
     listed_deals: ClassVar[int] = 10_000
     """:meth:`chance_outcomes` lists the deals when there are at most this many."""
 

@@ -107,6 +107,7 @@ class Junior(Variant[JuniorState, C]):
     """The mechanics every Junior mode shares; a mode overrides the hooks below the line."""
 
     forced_moves: ClassVar[ForcedMoves] = ForcedMoves.PLAY
+    lowest_score: ClassVar[float | None] = 0.0
     mode: ClassVar[str]
     fewest_wins: bool = False
 
