@@ -332,8 +332,9 @@ def run_local(
             futures = {pool.submit(_play_some, url, task, claimer) for task in tasks}
             if notify and todo:
                 notify(
-                    f"playing {len(todo)} blocks of league {league.name} on {max(1, processes)} local"
-                    " processes (Ctrl-C stops them and gives their blocks back)"
+                    f"playing {_count(len(todo), 'block')} of league {league.name} on"
+                    f" {_count(max(1, processes), 'local process', 'local processes')}"
+                    " (Ctrl-C stops them and gives their blocks back)"
                 )
             while futures:
                 finished, futures = wait(futures, timeout=WAIT_POLL_S, return_when=FIRST_COMPLETED)
@@ -397,3 +398,8 @@ def entrant_names(league: repo.League) -> list[str]:
 def head_to_head(engine: Engine, league: repo.League) -> list[list[dict[str, int]]]:
     """The head-to-head table by entrant position."""
     return ratings.head_to_head(repo.league_results(engine, league.id), len(league.entrants))
+
+
+def _count(n: int, one: str, many: str = "") -> str:
+    """``n`` things, in the singular or the plural (``one + "s"`` unless ``many`` is given)."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"

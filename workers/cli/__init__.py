@@ -657,7 +657,8 @@ def _print_rounds(league: Any, rounds: dict[str, Any]) -> None:
     level = f"{rounds['told_apart_at']:.0%}"
     told = (
         f"  told apart at {level} (the standings' '>'): {rounds['told_apart']} of {rounds['pairs']} adjacent"
-        f" pairs; the others are '=' in 'league standings'"
+        " pairs"
+        + ("" if rounds["told_apart"] == rounds["pairs"] else "; the others are '=' in 'league standings'")
     )
     if not rounds["uncertain"]:
         print(f"  settled for sorting: all {rounds['pairs']} adjacent pairs; the league plays no more")
