@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -99,6 +100,54 @@ def multiplexed_hands_per_s(client: RefereeClient, sizes: tuple[int, int]) -> fl
     return (sizes[1] - sizes[0]) / (t2 - t1)
 
 
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a live process has used so far, from ``/proc/PID/stat``."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def referee_pid(client: RefereeClient) -> int:
+    """The process of the referee that ``client`` talks to (its Unix socket names it)."""
+    socket = client.address.encode()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+                if socket in argv and b"serve" in argv:
+                    return int(entry.name)
+    raise RuntimeError(f"no referee process listens on {client.address}")
+
+
+def children_cpu_s() -> float:
+    """CPU seconds of this process's children that have ended and been waited for (the bots)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu_costs(client: RefereeClient, sizes: tuple[int, int]) -> tuple[float, float, float]:
+    """``remote.p4``'s run (four random bots as processes, every match at once) at two sizes:
+    (hands/s, the referee's CPU ms per hand, the bots' CPU µs per decision), each a difference of
+    the two sizes, so that starting the bots and creating the matches cancel out."""
+    bots = {name: "random" for name in "abcd"}
+    pid = referee_pid(client)
+
+    def run(n: int) -> tuple[float, float, float, int]:
+        plans = [MatchPlan(tuple("abcd"), seed) for seed in range(n)]
+        referee0, bots0 = process_cpu_s(pid), children_cpu_s()
+        elapsed, result = _timed(lambda: play_matches(bots, plans, config=ONE_HAND, client=client))
+        referee1, bots1 = process_cpu_s(pid), children_cpu_s()
+        assert all(m.status == "finished" and not any(s.faults for s in m.seats) for m in result.matches)
+        decisions = sum(
+            len(step) for m in result.matches for step in m.transcript["steps"] if step[0][0] != -1
+        )
+        return elapsed, referee1 - referee0, bots1 - bots0, decisions
+
+    (t1, r1, b1, d1), (t2, r2, b2, d2) = run(sizes[0]), run(sizes[1])
+    hands = sizes[1] - sizes[0]
+    return hands / (t2 - t1), (r2 - r1) / hands * 1000, (b2 - b1) / (d2 - d1) * 1e6
+
+
 def single_stream_hands_per_s(client: RefereeClient, sizes: tuple[int, int]) -> float:
     """The baseline: one game per stream, games one after another (each a set of its own)."""
 
@@ -161,11 +210,17 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
                 with _environ(OLD_PATH):
                     runs["old"].append(multiplexed_hands_per_s(old, sizes))
         multi, untuned_gc, old_path = (statistics.median(runs[k]) for k in ("new", "gc", "old"))
+        # The referee's and the bots' CPU, on the same referee process as remote.p4.hands_per_s.
+        costs = [cpu_costs(client, sizes) for _ in range(1 if quick else 3)]
+        referee_ms = statistics.median(c[1] for c in costs)
+        bot_us = statistics.median(c[2] for c in costs)
         single = single_stream_hands_per_s(client, (2, 6) if quick else (5, 30))
         yield {"name": "remote.p4.hands_per_s", "value": round(multi, 1), "unit": "hands/s"}
         yield {"name": "remote.p4.hands_per_s.old_path", "value": round(old_path, 1), "unit": "hands/s"}
         yield {"name": "remote.p4.lighter_ratio", "value": round(multi / old_path, 3), "unit": "ratio"}
         yield {"name": "remote.p4.gc_ratio", "value": round(multi / untuned_gc, 3), "unit": "ratio"}
+        yield {"name": "referee.cpu_ms_per_hand", "value": round(referee_ms, 3), "unit": "ms"}
+        yield {"name": "bot.sdk.cpu_us_per_decision", "value": round(bot_us, 1), "unit": "us"}
         yield {"name": "remote.p4.hands_per_s.single", "value": round(single, 1), "unit": "hands/s"}
         yield {
             "name": "bot.startup_ms",
