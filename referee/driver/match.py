@@ -21,6 +21,9 @@ from referee.rules.chance import seat_seed
 from referee.rules.core import CHANCE, Action, Decision, Event, Outcome, Variant
 from referee.rules.transcript import Playthrough, Transcript
 
+MAX_FAULT_STEPS = 64
+"""Fault steps kept per seat in a transcript's ``meta.fault_steps``."""
+
 fault_log = logging.getLogger("referee.faults")
 """One JSON line per fault: match, seat, entrant, kind, request and reason (never a token)."""
 
@@ -105,6 +108,10 @@ class MatchDriver:
         ]
         for stats in self.seats:
             stats.bank_seconds = self.time.bank_ms / 1000
+        self.fault_steps: list[list[dict[str, Any]]] = [[] for _ in links]
+        """Per seat: the step each fault happened at (the replay frame that applies the decision
+        it is about) and its kind, for the transcript's ``meta.fault_steps`` (a match page links
+        each fault there); at most MAX_FAULT_STEPS a seat."""
         self.listeners: list[Listener] = []
         self.history: list[tuple[int, tuple[Event, ...]]] = []
         self.report: MatchReport | None = None
@@ -139,6 +146,7 @@ class MatchDriver:
             "faults": [{k.value: v for k, v in s.faults.items()} for s in self.seats],
             "defaulted": [s.defaulted for s in self.seats],
             "forfeited": [s.forfeited for s in self.seats],
+            "fault_steps": self.fault_steps,
         }
         self.report = MatchReport(self.match_id, outcome, game.transcript(meta), self.seats)
         return self.report
@@ -253,6 +261,9 @@ class MatchDriver:
         if stats.total_faults > self.policy.max_faults:
             stats.forfeited = True
         self.observer.faulted(self.variant.name, kind)
+        if len(self.fault_steps[seat]) < MAX_FAULT_STEPS:
+            # The step being decided is the next one applied: replay frame len(steps) + 1 shows it.
+            self.fault_steps[seat].append({"step": len(self.game.steps) + 1, "kind": kind.value})
         reason = bounded(reason or kind.value)
         fault_log.info(
             json.dumps(

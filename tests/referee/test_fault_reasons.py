@@ -27,6 +27,13 @@ def test_an_exception_is_its_own_fault_with_the_traceback_as_reason(
     assert bad.faults == {FaultKind.EXCEPTION: 2}
     assert bad.defaulted == 2
     assert marks(seat_decisions(match, 0)).count("d") == 2
+    # The transcript says at which step each fault was (the replay frame of the defaulted action).
+    seat_steps = [i for i, step in enumerate(match.transcript["steps"], 1) if 0 in dict(step)]
+    own = marks(seat_decisions(match, 0))
+    defaulted = [i for i, mark in zip(seat_steps, own, strict=True) if mark == "d"]
+    fault_steps = match.transcript["meta"]["fault_steps"]
+    assert fault_steps[0] == [{"step": step, "kind": "exception"} for step in defaulted]
+    assert fault_steps[1:] == [[], [], []]
     # One cause (the same error raised at the same line), told with its first example.
     reasons = {(kind, reason.splitlines()[-1]): count for kind, reason, count in bad.reasons}
     assert reasons == {(FaultKind.EXCEPTION, "ValueError: boom at card decision 1"): 2}

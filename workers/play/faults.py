@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.matches import STDERR_TAIL_CHARS, ProcessExit
 from referee.clikit import tables
-from referee.faults import MAX_REASON_CHARS, FaultKind, bounded, short_reason
+from referee.faults import MAX_REASON_CHARS, FaultKind, bounded, group_reasons, short_reason
 from workers.store import repo
 
 MAX_DETAIL_FAULTS = 16
@@ -70,30 +70,30 @@ def _last_line(text: str) -> str:
 
 
 def summarise(details: Iterable[dict[str, Any] | None]) -> dict[str, list[dict[str, Any]]]:
-    """Distinct reasons over many seats' details, with counts, most frequent first.
+    """Faults over many seats' details grouped by cause, most frequent first.
 
-    ``faults``: each (kind, reason) with the number of faults; ``exits``: each way the bot's
-    process ended (only abnormal ones: not status 0) with the last line of its stderr and the
-    number of seats it was behind.
+    ``faults``: one entry per cause (:func:`referee.faults.group_reasons`: the kind and the reason
+    but for its numbers), with the number of faults, one reason word for word as its example
+    (``reason``), the ``cause`` and how many ``distinct`` reasons it groups; ``exits``: each way
+    the bot's process ended (only abnormal ones: not status 0) with the last line of its stderr
+    and the number of seats it was behind.
     """
-    faults: dict[tuple[str, str], int] = {}
+    kinds = {kind.value for kind in FaultKind}
+    reasons: list[tuple[str, str, int]] = []
     exits: dict[tuple[str, str], int] = {}
     for detail in details:
         if not detail:
             continue
         for fault in detail.get("faults") or ():
-            if isinstance(fault, dict):
-                key = (str(fault.get("kind", "")), str(fault.get("reason", "")))
-                faults[key] = faults.get(key, 0) + int(fault.get("count") or 0)
+            if isinstance(fault, dict) and str(fault.get("kind", "")) in kinds:
+                count = int(fault.get("count") or 0)
+                reasons.append((str(fault["kind"]), str(fault.get("reason", "")), count))
         exit = detail.get("exit")
         if isinstance(exit, dict) and exit.get("status") != 0:
             key = (describe_exit(exit), _last_line(str(exit.get("stderr") or "")))
             exits[key] = exits.get(key, 0) + 1
     return {
-        "faults": [
-            {"kind": kind, "reason": reason, "count": count}
-            for (kind, reason), count in sorted(faults.items(), key=lambda item: -item[1])
-        ],
+        "faults": [group.to_json() for group in group_reasons(reasons)],
         "exits": [
             {"exit": how, "stderr": line, "seats": count}
             for (how, line), count in sorted(exits.items(), key=lambda item: -item[1])
