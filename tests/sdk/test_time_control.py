@@ -115,3 +115,19 @@ def test_an_always_slow_bot_still_fails(
         SubmissionError, match=r"answers in time; time control: 300 ms a decision \+ 300 ms bank"
     ):
         submit(engine, Path(bot), "alwaysslow", games=2)
+
+
+def test_league_create_and_bot_submit_say_the_time_control(tmp_path: Path) -> None:
+    from testkit import sixnimmt
+
+    slow = {"SIXNIMMT_DECISION_MS": "1500", "SIXNIMMT_BANK_MS": "7000"}
+    created = sixnimmt(tmp_path, "league", "create", "tc", "--bots", "random,heuristic,lowest,mc", env=slow)
+    assert created.returncode == 0, created.stderr
+    assert "time control: 1500 ms a decision + 7000 ms bank" in created.stdout
+    shown = sixnimmt(tmp_path, "league", "create", "tc2", "--bots", "random,heuristic,lowest,mc", "--json")
+    assert json.loads(shown.stdout)["time_control"] == {"decision_ms": 2000, "bank_ms": 10000}
+    bot = tmp_path / "slow_start.py"
+    bot.write_text(SLOW_START)
+    stored = sixnimmt(tmp_path, "bot", "submit", str(bot), "--name", "slowstart", env=slow)
+    assert stored.returncode == 0, stored.stderr
+    assert stored.stdout.startswith("time control: 1500 ms a decision + 7000 ms bank\n")

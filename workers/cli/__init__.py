@@ -321,6 +321,7 @@ def _migrate(engine: Any) -> None:
 def cmd_create(args: argparse.Namespace, store: _Store) -> int:
     # The league's modules import the server extra (SQLAlchemy, numpy): loaded when a command runs,
     # not at start-up, and this module imports without them (register's stand-ins).
+    from arena.matches import default_time_control, time_control_text
     from workers import league as leagues
     from workers.bots import entrants
     from workers.cli import formats as formats_cli
@@ -358,6 +359,7 @@ def cmd_create(args: argparse.Namespace, store: _Store) -> int:
         "matches": len(blocks) * created.table_size,
         "fresh_processes": created.fresh_processes,
         "deals": _deals_shown(engine, created),
+        "time_control": default_time_control(),
     }
     if stopping is not None:
         info["stopping"] = stopping
@@ -379,6 +381,7 @@ def cmd_create(args: argparse.Namespace, store: _Store) -> int:
                 else ""
             )
         )
+        print(time_control_text(**info["time_control"]), "(SIXNIMMT_DECISION_MS, SIXNIMMT_BANK_MS)")
         if shown:
             formats_cli.print_format_status(created, *shown)
         print(deals.describe(info["deals"]))
@@ -871,7 +874,9 @@ def cmd_submit(args: argparse.Namespace, store: _Store) -> int:
     }
     if args.json:
         print(json.dumps(tables.printable_json(info)))
-    elif created:
+        return 0
+    print(report.time_control_line())
+    if created:
         print(f"stored {version.bot}@{version.version} ({version.sha256[:12]}), check passed")
     else:
         print(f"{version.bot}@{version.version} holds exactly this code already ({version.sha256[:12]})")
