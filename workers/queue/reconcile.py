@@ -35,6 +35,7 @@ one of them wins, and a block is queued again only by the worker that moves its 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import threading
@@ -134,6 +135,13 @@ def advance(engine: Engine, league_id: int, send: Send, *, report: Pass | None =
         return report
     if phase != "started":
         return report
+    if repo.blocks_left(engine, league_id, sent_only=True):
+        # A block handed to the workers is still to be stored: no round can be added, nor the
+        # league finished (whoever stores the last one calls this after its commit and finds none
+        # left). One indexed probe, where reading every block of the league after every block
+        # stored was the store's first bottleneck (docs/capacity.md). Blocks never sent (a round
+        # whose sender died before sending it) take the whole path, which sends them once.
+        return report
     league = repo.league_by_id(engine, league_id)
     added = leagues.plan_next_round(engine, league)
     if added:
@@ -187,19 +195,27 @@ def reconcile_league(
     # No other reconciler expired these too: send them whatever queued_at says.
     again = [b.id for b in expired]
     _send(engine, league_id, again, send, report, "lease_expired", not_since=now + dt.timedelta(days=1))
-    waiting = [b for b in repo.claimable_blocks(engine, league_id) if b.id not in again]
-    for block in waiting:
-        grace = grace_s if block.status != "failed" or failed_grace_s is None else failed_grace_s
-        _send(
-            engine,
-            league_id,
-            [block.id],
-            send,
-            report,
-            "unqueued",
-            not_since=now - dt.timedelta(seconds=grace),
-        )
-    if not waiting and not again and not repo.blocks_of(engine, league_id, ["running"]):
+    # The waiting blocks whose last message is older than their grace, marked in one statement.
+    failed_grace = grace_s if failed_grace_s is None else failed_grace_s
+    due, marked_at = repo.mark_waiting_queued(
+        engine,
+        league_id,
+        {
+            "pending": now - dt.timedelta(seconds=grace_s),
+            "failed": now - dt.timedelta(seconds=failed_grace),
+        },
+        skip=again,
+    )
+    for sent, block_id in enumerate(due):
+        try:
+            send(BlockMessage.of(engine, league_id, block_id))
+        except BaseException:
+            # Not sent: due again at the next pass, as if never marked (the store permitting).
+            with contextlib.suppress(Exception):
+                repo.unmark_queued(engine, due[sent:], marked_at)
+            raise
+        report.sent("unqueued", block_id)
+    if not repo.blocks_left(engine, league_id):
         advance(engine, league_id, send, report=report)
     progress = repo.last_progress(engine, league_id)
     if progress is not None and league_id not in report.finished:

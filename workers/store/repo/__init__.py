@@ -9,6 +9,7 @@ heartbeats), over :mod:`.common` (errors, names, times, bot versions). Callers u
 
 from workers.store.repo.blocks import (
     BlockRow,
+    blocks_left,
     blocks_of,
     claim_block,
     claimable_blocks,
@@ -16,9 +17,11 @@ from workers.store.repo.blocks import (
     fail_block,
     get_block,
     mark_queued,
+    mark_waiting_queued,
     pending_blocks_beside,
     release_claims,
     renew_lease,
+    unmark_queued,
     waits,
 )
 from workers.store.repo.bots import (
@@ -99,6 +102,7 @@ __all__ = [
     "add_entrants",
     "artifact",
     "block_counts",
+    "blocks_left",
     "blocks_of",
     "check_name",
     "claim_block",
@@ -126,6 +130,7 @@ __all__ = [
     "list_leagues",
     "load_ratings",
     "mark_queued",
+    "mark_waiting_queued",
     "open_leagues",
     "pending_blocks_beside",
     "played_seeds",
@@ -139,5 +144,6 @@ __all__ = [
     "store_id",
     "store_ratings",
     "transcript",
+    "unmark_queued",
     "waits",
 ]

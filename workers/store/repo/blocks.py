@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, or_, select, update
 
 from workers.store.repo.common import LeaseHeldError, NotFoundError, _aware, _now
 from workers.store.schema import blocks
@@ -204,6 +204,21 @@ def pending_blocks_beside(engine: Engine, block_id: int, limit: int) -> list[Blo
         return [_block(r) for r in rows]
 
 
+WAITING = ("pending", "running", "failed")
+"""Every status but ``done``: a block that is still to be stored."""
+
+
+def blocks_left(engine: Engine, league_id: int, *, sent_only: bool = False) -> bool:
+    """Whether any block of the league is still to be stored (one indexed probe that reads no row
+    beyond the first); ``sent_only``: any such block that was handed to the broker (``queued_at``)."""
+    query = select(blocks.c.id).where(blocks.c.league_id == league_id, blocks.c.status.in_(WAITING))
+    if sent_only:
+        query = query.where(blocks.c.queued_at.is_not(None))
+    with engine.connect() as conn:
+        found = conn.execute(query.limit(1)).first()
+    return found is not None
+
+
 def claimable_blocks(engine: Engine, league_id: int) -> list[BlockRow]:
     """The league's blocks that wait for a worker: pending or failed."""
     return blocks_of(engine, league_id, ["pending", "failed"])
@@ -225,6 +240,51 @@ def mark_queued(engine: Engine, block_id: int, *, not_since: dt.datetime) -> boo
             .values(queued_at=_now())
         )
     return done.rowcount == 1
+
+
+def mark_waiting_queued(
+    engine: Engine,
+    league_id: int,
+    not_since: Mapping[str, dt.datetime],
+    *,
+    skip: Sequence[int] = (),
+) -> tuple[list[int], dt.datetime]:
+    """:func:`mark_queued` for every block of the league whose status is a key of ``not_since`` and
+    whose last message was sent before that status's moment (or never), but ``skip``, in one
+    statement; returns their ids in number order and the time written. The same compare-and-set,
+    row by row: of several reconcilers, one wins each block. (One transaction a waiting block made
+    a reconciliation pass over a store of 100,000 blocks take seconds: docs/capacity.md.)"""
+    now = _now()
+    due = [
+        (blocks.c.status == status) & (blocks.c.queued_at.is_(None) | (blocks.c.queued_at < moment))
+        for status, moment in not_since.items()
+    ]
+    if not due:
+        return [], now
+    query = (
+        update(blocks)
+        .where(blocks.c.league_id == league_id, or_(*due))
+        .values(queued_at=now)
+        .returning(blocks.c.id, blocks.c.number)
+    )
+    if skip:
+        query = query.where(blocks.c.id.not_in(list(skip)))
+    with engine.begin() as conn:
+        rows = conn.execute(query).all()
+    return [int(r.id) for r in sorted(rows, key=lambda r: r.number)], now
+
+
+def unmark_queued(engine: Engine, block_ids: Sequence[int], at: dt.datetime) -> None:
+    """Undo :func:`mark_waiting_queued` for blocks whose message could not be sent (the broker
+    failed): they are due again at the next pass, as if never marked (unless marked since)."""
+    if not block_ids:
+        return
+    with engine.begin() as conn:
+        conn.execute(
+            update(blocks)
+            .where(blocks.c.id.in_(list(block_ids)), blocks.c.queued_at == at)
+            .values(queued_at=None)
+        )
 
 
 def waits(

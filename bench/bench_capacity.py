@@ -1,0 +1,462 @@
+"""Capacity: what one PostgreSQL and one Redis can feed (docs/capacity.md).
+
+``store.blocks_per_s.{8,32,64}``: N simulated workers, each its own process, play blocks through the
+store exactly as a Celery worker's task does (``workers.queue.tasks.play_block``), with results made
+up on the spot and no bots or referee: accept the message (``workers.queue.messages.accept``: the
+store's id, the block, the league's phase), look for pending blocks beside it
+(``repo.pending_blocks_beside``, what a warm worker does with each message), claim the block under a
+lease (``repo.claim_block``), read its league (``repo.league_by_id``), renew the lease once
+(``repo.renew_lease``), store four made-up matches (``repo.record_block``: matches, seat results,
+transcripts, one transaction) and advance the league (``workers.queue.reconcile.advance``). Each
+worker takes every N-th block of a league of its own run, as the broker would hand each block's
+one message to one worker. Blocks stored in a fixed window over its length.
+
+``store.claim_p99_ms.64``: the 99th percentile of ``repo.claim_block``'s wall time at 64 workers.
+
+``store.reconcile_pass_s.100k``: one reconciliation pass (``workers.queue.reconcile.reconcile``, as a
+worker runs it every ``SIXNIMMT_RECONCILE_S``) over a store of 100,000 blocks (ten started leagues of
+10,000: 90% stored, 1% running under a live lease, 9% waiting with a message sent a moment ago),
+median of three passes. The rows are written with COPY.
+
+``broker.messages_per_s``: ``sixnimmt.play_block`` messages built and published by the real Celery
+app (Celery's message protocol, ``BlockMessage`` arguments) to a queue of its own on Redis, then
+consumed and acknowledged with kombu; messages over the wall time of both.
+
+PostgreSQL: ``SIXNIMMT_BENCH_DATABASE_URL`` (default ``postgresql://127.0.0.1:5432/test``); each run
+creates a database of its own there and drops it at the end. Redis: ``SIXNIMMT_BENCH_BROKER_URL``
+(default ``redis://127.0.0.1:6379/15``), a queue of its own, deleted at the end.
+
+``--quick`` (``make bench-quick``): short windows and small stores, a smoke run; its figures are not
+figures. Run this file as ``python bench/bench_capacity.py worker …`` to be one simulated worker
+(what :func:`store_blocks_per_s` starts).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import io
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATABASE = "postgresql://127.0.0.1:5432/test"
+DEFAULT_BROKER = "redis://127.0.0.1:6379/15"
+TABLE = 4
+"""Seats a table: a block is four matches (one per seat rotation) of four seats."""
+
+
+# -- a fresh database ------------------------------------------------------------------------------
+
+
+def _admin_url() -> str:
+    url = os.environ.get("SIXNIMMT_BENCH_DATABASE_URL", DEFAULT_DATABASE)
+    if url.startswith("postgresql+psycopg://"):
+        url = "postgresql://" + url.split("://", 1)[1]
+    return url
+
+
+def _with_database(url: str, name: str) -> str:
+    base, _, _ = url.rpartition("/")
+    return f"{base}/{name}"
+
+
+@contextlib.contextmanager
+def fresh_database() -> Iterator[str]:
+    """A new database on the bench's PostgreSQL, migrated to the newest schema; dropped afterwards."""
+    import psycopg
+
+    admin = _admin_url()
+    name = f"sixnimmt_bench_capacity_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = _with_database(admin, name)
+    try:
+        yield url
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _engine(url: str) -> Any:
+    from workers.store.engine import make_engine
+
+    return make_engine(url)
+
+
+def _migrate(url: str) -> None:
+    from workers.store.migrate import upgrade
+
+    engine = _engine(url)
+    upgrade(engine)
+    engine.dispose()
+
+
+def _entrants(count: int = TABLE) -> list[Any]:
+    from workers.store import repo
+
+    out = []
+    for i in range(count):
+        content = f"# capacity bench bot {i}\n".encode()
+        import hashlib
+
+        out.append(
+            repo.NewVersion(f"capbot{i}", content, hashlib.sha256(content).hexdigest(), "bot.py", "classic")
+        )
+    return out
+
+
+def make_league(engine: Any, name: str, blocks: int, *, started: bool = True) -> int:
+    """A league of four bots at one table of four, ``blocks`` blocks (one deal each), started."""
+    from workers.store import repo
+
+    versions = _stored_versions(engine)
+    league_id = repo.create_league(
+        engine,
+        name,
+        variant="classic",
+        config={},
+        seed=1,
+        format="round_robin",
+        table_size=TABLE,
+        deals=blocks,
+        entrants=versions,
+        planned=[(n, n, list(range(TABLE))) for n in range(blocks)],
+    )
+    if started:
+        repo.start_league(engine, league_id)
+    return league_id
+
+
+def _stored_versions(engine: Any) -> list[Any]:
+    from workers.store import repo
+
+    versions = []
+    for entrant in _entrants():
+        version, _new = repo.add_bot_version(
+            engine, entrant.bot, entrant.content, entrant.sha256, entrant.entry_point, "classic"
+        )
+        versions.append(version)
+    return versions
+
+
+# -- one simulated worker --------------------------------------------------------------------------
+
+
+def made_up(block: Any, league: Any) -> list[Any]:
+    """Four finished matches of a block, scores drawn at random: what a worker stores after play."""
+    from workers.store import repo
+
+    rng = random.Random(block.id)
+    played = []
+    for rotation in range(TABLE):
+        seating = block.entrants[rotation:] + block.entrants[:rotation]
+        scores = [rng.randrange(0, 40) for _ in seating]
+        order = sorted(scores)
+        seats = [
+            repo.SeatRecord(
+                seat=seat,
+                position=position,
+                bot_version_id=league.entrants[position].id,
+                score=score,
+                rank=order.index(score) + 1,
+                faults={},
+                defaulted=0,
+                forfeited=False,
+                think_ms=rng.randrange(1, 50),
+            )
+            for seat, (position, score) in enumerate(zip(seating, scores, strict=True))
+        ]
+        transcript = {
+            "seed": block.seed,
+            "rotation": rotation,
+            "scores": scores,
+            "steps": [[1, 2, 3, 4]] * 10,
+        }
+        played.append(
+            repo.MatchRecordRow(rotation, block.seed, "sha256:" + "0" * 64, "finished", seats, transcript)
+        )
+    return played
+
+
+def worker_main(argv: list[str]) -> int:
+    """``worker URL LEAGUE INDEX COUNT SECONDS``: play this worker's share of the league's blocks for
+    SECONDS after a line ``go`` on stdin (``ready`` is printed once connected); print what it did."""
+    url, league_id, index, count, seconds = argv[0], int(argv[1]), int(argv[2]), int(argv[3]), float(argv[4])
+    from workers.queue import messages, reconcile
+    from workers.store import repo, standings
+
+    engine = _engine(url)
+    store = repo.store_id(engine)
+    mine = [b.id for b in repo.blocks_of(engine, league_id, ["pending"])][index::count]
+    sent: list[Any] = []
+    print("ready", flush=True)
+    if sys.stdin.readline().strip() != "go":
+        return 1
+    name = f"capacity-{index}@bench"
+    phases = dict.fromkeys(
+        ("accept", "beside", "claim", "league", "renew", "record", "standings", "advance"), 0.0
+    )
+    claims: list[float] = []
+    done = 0
+    clock = time.perf_counter
+    deadline = clock() + seconds
+    for block_id in mine:
+        if clock() >= deadline:
+            break
+        t0 = clock()
+        message = messages.accept(engine, (block_id, league_id, store), {})
+        assert message is not None
+        t1 = clock()
+        repo.pending_blocks_beside(engine, block_id, limit=8 * 16)
+        t2 = clock()
+        block = repo.claim_block(engine, block_id, name, lease_s=60)
+        assert block is not None
+        t3 = clock()
+        league = repo.league_by_id(engine, league_id)
+        t4 = clock()
+        assert repo.renew_lease(engine, block_id, block.claim, lease_s=60)
+        t5 = clock()
+        assert repo.record_block(engine, block_id, made_up(block, league), claim=block.claim)
+        t6 = clock()
+        standings.block_stored(engine, league_id)
+        t6s = clock()
+        reconcile.advance(engine, league_id, sent.append)
+        t7 = clock()
+        if t7 > deadline:
+            break
+        done += 1
+        claims.append((t3 - t2) * 1000)
+        for key, a, b in (
+            ("accept", t0, t1),
+            ("beside", t1, t2),
+            ("claim", t2, t3),
+            ("league", t3, t4),
+            ("renew", t4, t5),
+            ("record", t5, t6),
+            ("standings", t6, t6s),
+            ("advance", t6s, t7),
+        ):
+            phases[key] += b - a
+    print(json.dumps({"blocks": done, "claims_ms": claims, "phases": phases}), flush=True)
+    engine.dispose()
+    return 0
+
+
+# -- the figures -----------------------------------------------------------------------------------
+
+
+def store_blocks_per_s(
+    url: str, workers: int, seconds: float, *, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """N simulated workers on a league of their own for ``seconds``: blocks/s, claim times, phases."""
+    engine = _engine(url)
+    league_id = make_league(
+        engine, f"capacity-{workers}-{uuid.uuid4().hex[:6]}", _blocks_for(workers, seconds)
+    )
+    engine.dispose()
+    argv = [sys.executable, str(Path(__file__).resolve()), "worker", url, str(league_id)]
+    procs = [
+        subprocess.Popen(
+            [*argv, str(i), str(workers), str(seconds)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for i in range(workers)
+    ]
+    try:
+        for proc in procs:
+            assert proc.stdout is not None
+            line = proc.stdout.readline().strip()
+            if line != "ready":
+                raise RuntimeError(f"a simulated worker did not start: {line!r}")
+        for proc in procs:
+            assert proc.stdin is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        reports = []
+        for proc in procs:
+            assert proc.stdout is not None
+            reports.append(json.loads(proc.stdout.readline()))
+    finally:
+        for proc in procs:
+            with contextlib.suppress(Exception):
+                proc.stdin.close()  # type: ignore[union-attr]
+            proc.wait(60)
+    blocks = sum(r["blocks"] for r in reports)
+    claims = sorted(c for r in reports for c in r["claims_ms"])
+    phases = {k: sum(r["phases"][k] for r in reports) for k in reports[0]["phases"]}
+    total = sum(phases.values()) or 1.0
+    return {
+        "blocks_per_s": blocks / seconds,
+        "claim_p99_ms": claims[min(len(claims) - 1, int(0.99 * len(claims)))] if claims else float("nan"),
+        "claim_p50_ms": claims[len(claims) // 2] if claims else float("nan"),
+        "phases": {k: round(v / total, 3) for k, v in phases.items()},
+        "ms_per_block": {k: round(1000 * v / max(1, blocks), 2) for k, v in phases.items()},
+    }
+
+
+def _blocks_for(workers: int, seconds: float) -> int:
+    """Enough blocks for the window at up to 2,000 blocks/s, at least 50 a worker."""
+    return max(workers * 50, int(2000 * seconds) + workers)
+
+
+def build_store(url: str, total: int, leagues: int = 10) -> list[int]:
+    """``total`` blocks in ``leagues`` started leagues (written with COPY): 90% stored, 1% running
+    under a live lease, 9% waiting with a message sent a moment ago."""
+    import psycopg
+
+    engine = _engine(url)
+    # Each league is created with its block 0 (stored below, as done); the others are copied in.
+    ids = [make_league(engine, f"reconcile-{i}", 1) for i in range(leagues)]
+    engine.dispose()
+    now = dt.datetime.now(dt.UTC)
+    per = total // leagues
+    buffer = io.StringIO()
+    for league_id in ids:
+        for n in range(1, per):
+            share = n % 100
+            if share < 90:
+                status, lease, claimed, queued, finished = (
+                    "done",
+                    None,
+                    "w@h",
+                    now,
+                    now - dt.timedelta(seconds=per - n),
+                )
+            elif share < 91:
+                status, lease, claimed, queued, finished = (
+                    "running",
+                    now + dt.timedelta(seconds=600),
+                    "w@h",
+                    now,
+                    None,
+                )
+            else:
+                status, lease, claimed, queued, finished = "pending", None, None, now, None
+            fields = [
+                league_id,
+                n,
+                n,
+                json.dumps(list(range(TABLE))),
+                status,
+                1 if claimed else 0,
+                claimed or r"\N",
+                lease.isoformat() if lease else r"\N",
+                queued.isoformat(),
+                finished.isoformat() if finished else r"\N",
+            ]
+            buffer.write("\t".join(str(f) for f in fields) + "\n")
+    with psycopg.connect(url) as conn, conn.cursor() as cur:
+        with cur.copy(
+            "COPY blocks (league_id, number, seed, entrants, status, attempts, claimed_by, lease_until,"
+            " queued_at, finished_at) FROM STDIN"
+        ) as copy:
+            copy.write(buffer.getvalue())
+        cur.execute(
+            "UPDATE blocks SET status = 'done', finished_at = now(), queued_at = now() WHERE number = 0"
+        )
+        cur.execute("ANALYZE blocks")
+    return ids
+
+
+def reconcile_pass_s(url: str, passes: int = 3) -> float:
+    """The median wall time of ``passes`` reconciliation passes over the store as it is."""
+    from workers.queue import reconcile
+
+    engine = _engine(url)
+    sent: list[Any] = []
+    times = []
+    try:
+        for _ in range(passes):
+            started = time.perf_counter()
+            reconcile.reconcile(engine, sent.append, grace_s=300.0, failed_grace_s=300.0)
+            times.append(time.perf_counter() - started)
+    finally:
+        engine.dispose()
+    return statistics.median(times)
+
+
+def broker_messages_per_s(count: int) -> float:
+    """``count`` play_block messages published by the real Celery app, then consumed and acked."""
+    from kombu import Connection, Queue
+
+    broker = os.environ.get("SIXNIMMT_BENCH_BROKER_URL", DEFAULT_BROKER)
+    os.environ["SIXNIMMT_BROKER_URL"] = broker
+    from workers.queue.app import make_app
+    from workers.queue.messages import BlockMessage
+
+    app = make_app()
+    app.conf.broker_url = broker
+    queue_name = f"sixnimmt-bench-{uuid.uuid4().hex[:8]}"
+    store = uuid.uuid4().hex
+    task = app.signature("sixnimmt.play_block")
+    got = 0
+    started = time.perf_counter()
+    with app.producer_or_acquire() as producer:
+        for i in range(count):
+            args = BlockMessage(store, 1, i + 1).args()
+            task.clone(args=args).apply_async(queue=queue_name, producer=producer)
+    with Connection(broker) as conn:
+        queue = Queue(queue_name, routing_key=queue_name)
+        with conn.SimpleQueue(queue) as simple:
+            while got < count:
+                message = simple.get(block=True, timeout=10)
+                message.ack()
+                got += 1
+            simple.queue.delete()
+    elapsed = time.perf_counter() - started
+    return count / elapsed
+
+
+def run(quick: bool) -> Iterator[dict[str, Any]]:
+    seconds = 2.0 if quick else 10.0
+    sizes = (8, 32, 64) if not quick else (8, 16)
+    with fresh_database() as url:
+        _migrate(url)
+        p99 = None
+        for workers in sizes:
+            result = store_blocks_per_s(url, workers, seconds)
+            yield {
+                "name": f"store.blocks_per_s.{workers}",
+                "value": round(result["blocks_per_s"], 1),
+                "unit": "blocks/s",
+            }
+            print(f"bench: capacity {workers} workers: {json.dumps(result)}", file=sys.stderr)
+            p99 = result["claim_p99_ms"]
+        if not quick:
+            yield {"name": "store.claim_p99_ms.64", "value": round(p99 or 0.0, 2), "unit": "ms"}
+    with fresh_database() as url:
+        _migrate(url)
+        total = 10_000 if quick else 100_000
+        build_store(url, total)
+        name = "store.reconcile_pass_s.100k" if not quick else "store.reconcile_pass_s.10k"
+        yield {"name": name, "value": round(reconcile_pass_s(url), 3), "unit": "s"}
+    yield {
+        "name": "broker.messages_per_s",
+        "value": round(broker_messages_per_s(2_000 if quick else 20_000)),
+        "unit": "messages/s",
+    }
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] == "worker":
+        return worker_main(argv[1:])
+    for row in run("--quick" in argv):
+        print(json.dumps(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
