@@ -69,13 +69,22 @@ class GameInfo:
 
 
 class Step:
-    """The answers one match step waits for: one future for all its seats, not one per seat."""
+    """The answers one match step waits for: one object for all its seats, not one per seat.
 
-    __slots__ = ("_loop", "future", "missing", "results")
+    A step made with ``notify`` (the driver's way) calls it once every seat has answered, from
+    the delivering code itself: no future, no task wake-up. Without it, a step keeps a future
+    that :meth:`wake` resolves, for a caller that awaits it.
+    """
 
-    def __init__(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self.future: asyncio.Future[None] = self._loop.create_future()
+    __slots__ = ("_loop", "future", "missing", "notify", "results")
+
+    def __init__(
+        self, notify: Callable[[], None] | None = None, loop: asyncio.AbstractEventLoop | None = None
+    ) -> None:
+        self._loop = loop or asyncio.get_running_loop()
+        self.notify = notify
+        """Called (once the asking is over) when the last expected seat answers."""
+        self.future: asyncio.Future[None] | None = None if notify is not None else self._loop.create_future()
         self.missing: set[int] = set()
         self.results: dict[int, tuple[Action | Defaulted, float]] = {}
         """seat → (the action, or why it is defaulted; loop time of the answer)."""
@@ -96,12 +105,14 @@ class Step:
 
     def wake(self) -> None:
         """Let the driver look at the step now (all answered, or a deadline passed)."""
-        if not self.future.done():
+        if self.notify is not None:
+            self.notify()
+        elif self.future is not None and not self.future.done():
             self.future.set_result(None)
 
     def rearm(self) -> None:
         """A fresh future for the next wait."""
-        if self.future.done():
+        if self.future is not None and self.future.done():
             self.future = self._loop.create_future()
 
 
@@ -211,11 +222,13 @@ class EntrantLink:
     def reject(self, request_id: int, kind: FaultKind, reason: str = "") -> None:
         """A reply that holds no usable action: default it now, with a fault of ``kind``."""
         request = self.pending.pop(request_id, None)
-        if request is None or not request.step.deliver(request.seat, Defaulted(kind.value)):
+        if request is None or request.seat not in request.step.missing:
             self._unexpected(request_id)
             return
         self._remember(request)
+        # Charged before the delivery: the last answer of a step plays the match on at once.
         self.seats[(request.match_id, request.seat)].fault(kind, reason, request_id)
+        request.step.deliver(request.seat, Defaulted(kind.value))
 
     def _remember(self, request: Request) -> None:
         self.recent[request.id] = (request.match_id, request.seat)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from referee.driver.clock import Deadline, Deadlines, deadlines
 from referee.driver.links import Defaulted, EntrantLink, GameInfo, SeatStats, Step
 from referee.faults import FaultKind, FaultNotice, bounded
 from referee.rules.chance import seat_seed
@@ -116,6 +117,15 @@ class MatchDriver:
         self.history: list[tuple[int, tuple[Event, ...]]] = []
         self.report: MatchReport | None = None
         self._absent: set[int] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wakeup: asyncio.Future[tuple[Decision, ...]] | None = None
+        """What :meth:`run` sleeps on while the callbacks play the steps."""
+        self._step: Step | None = None
+        self._asked: dict[int, tuple[int, float, float, Decision]] = {}
+        """The current step's seats: seat → (request id, time asked, deadline, decision)."""
+        self._actions: dict[int, Action] = {}
+        self._timer: Deadline | asyncio.TimerHandle | None = None
+        self._deadlines: Deadlines | None = None
         names = tuple(link.entrant for link in links)
         config = variant.config_json()
         for seat, link in enumerate(self.links):
@@ -123,19 +133,33 @@ class MatchDriver:
             link.register(info, self.seats[seat])
 
     async def run(self) -> MatchReport:
-        """Play the match to the end and return its report."""
+        """Play the match to the end and return its report.
+
+        Steps are played on from the callbacks that complete them (the last answer of a step,
+        or its deadline's timer), without waking this coroutine: it sleeps until the game is over
+        or a step needs to wait for a bot's first connection, which it waits for itself.
+        """
         # The bots connect after the matches are created: deal once they are there (or their
         # connect window is over), so the first public events reach them.
         for link in dict.fromkeys(self.links):  # one after another: no task per link and match
             await link.wait_attached()
         game = self.game
-        while pending := game.pending():
-            if pending[0].seat == CHANCE:
-                events = game.resolve_chance()
-            else:
-                actions = await self._collect(pending)
-                events = game.apply(actions)
-            self._publish(events)
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        self._deadlines = deadlines(loop)
+        while True:
+            pending = self._play_on()
+            if pending is None:  # a step waits for its bots: its callbacks play on from there
+                self._wakeup = loop.create_future()
+                try:
+                    pending = await self._wakeup
+                except asyncio.CancelledError:
+                    self._halt()
+                    raise
+            if not pending:
+                break
+            actions = await self._collect(pending)  # a bot may still connect: wait for it here
+            self._publish(game.apply(actions))
         outcome = game.outcome()
         assert outcome is not None
         for seat, link in enumerate(self.links):
@@ -150,6 +174,159 @@ class MatchDriver:
         }
         self.report = MatchReport(self.match_id, outcome, game.transcript(meta), self.seats)
         return self.report
+
+    def _play_on(self) -> tuple[Decision, ...] | None:
+        """Play steps for as long as none has to wait: chance, and steps whose seats are all
+        defaulted at once. ``None``: a step waits for its bots' answers (the last answer or a
+        deadline plays on, :meth:`_answered`, :meth:`_expired`); otherwise the pending decisions
+        of a step that waits for a bot's first connection, or ``()`` when the game is over."""
+        game = self.game
+        while pending := game.pending():
+            if pending[0].seat == CHANCE:
+                self._publish(game.resolve_chance())
+                continue
+            if self._awaits_connection(pending):
+                return pending
+            if not self._ask(pending):
+                return None
+            self._publish(game.apply(self._actions))
+        return pending
+
+    def _awaits_connection(self, pending: tuple[Decision, ...]) -> bool:
+        """Whether a seat to ask has a bot that has not connected yet and still may."""
+        assert self._loop is not None
+        for decision in pending:
+            seat = decision.seat
+            link = self.links[seat]
+            if (
+                link.outbox is None
+                and not link.ever_connected
+                and link.connect_deadline > self._loop.time()
+                and seat not in self._absent
+                and not self.seats[seat].forfeited
+                and self.seats[seat].total_faults <= self.policy.max_faults
+            ):
+                return True
+        return False
+
+    def _ask(self, pending: tuple[Decision, ...]) -> bool:
+        """Ask every pending seat of a step (as :meth:`_collect` does, with nothing to wait for
+        before asking); ``True`` when every action is known at once."""
+        loop = self._loop
+        assert loop is not None
+        actions: dict[int, Action] = {}
+        asked: dict[int, tuple[int, float, float, Decision]] = {}
+        step = Step(self._answered, loop)
+        step.notify = None  # no playing on while the step is still being asked
+        for decision in pending:
+            seat = decision.seat
+            stats = self.seats[seat]
+            link = self.links[seat]
+            if stats.total_faults > self.policy.max_faults:
+                stats.forfeited = True  # faults the link counts (protocol, crash) forfeit too
+            if stats.forfeited or seat in self._absent:
+                actions[seat] = self._default(decision, None)
+                continue
+            if link.outbox is None:  # and it will not connect any more (_awaits_connection)
+                if not link.ever_connected:
+                    self._absent.add(seat)
+                    self._fault(
+                        seat,
+                        FaultKind.DISCONNECT,
+                        f"the bot did not connect within {self.time.connect_ms} ms",
+                    )
+                actions[seat] = self._default(decision, None)
+                continue
+            bank = stats.bank_seconds
+            view = self.variant.view(self.game.state, seat)
+            request_id = link.ask(
+                step, self.match_id, seat, decision, view, self.time.decision_ms, int(bank * 1000)
+            )
+            start = loop.time()
+            asked[seat] = (request_id, start, start + self.time.decision_ms / 1000 + bank, decision)
+        self._actions, self._asked, self._step = actions, asked, step
+        if not asked:
+            return True
+        if not step.missing:  # every asked seat answered already (defaulted by its link)
+            self._sweep(loop.time())
+            return True
+        step.notify = self._answered
+        self._arm()
+        return False
+
+    def _arm(self) -> None:
+        """The step's deadline: the earliest of a seat that has not answered (in the loop's
+        deadline queue, :mod:`referee.driver.clock`, rather than a timer of its own)."""
+        assert self._deadlines is not None and self._step is not None
+        missing = self._step.missing
+        deadline = min(entry[2] for seat, entry in self._asked.items() if seat in missing)
+        self._timer = self._deadlines.at(deadline, self._expired)
+
+    def _sweep(self, now: float) -> bool:
+        """Settle the answered seats and time out the expired ones; ``True`` when none is left."""
+        asked = self._asked
+        step = self._step
+        assert step is not None
+        actions = self._actions
+        for seat, (request_id, start, deadline, decision) in list(asked.items()):
+            if seat in step.results:
+                del asked[seat]
+                value, answered = step.results[seat]
+                actions[seat] = self._settle(seat, request_id, decision, value, answered - start)
+            elif now >= deadline:
+                del asked[seat]
+                step.missing.discard(seat)
+                self.links[seat].forget(request_id)
+                stats = self.seats[seat]
+                stats.think_seconds += now - start
+                reason = (
+                    f"no answer within {self.time.decision_ms} ms"
+                    f" and the {round(stats.bank_seconds * 1000)} ms left in the time bank"
+                )
+                stats.bank_seconds = 0.0
+                self._fault(seat, FaultKind.TIMEOUT, reason, request_id)
+                actions[seat] = self._default(decision, None)
+        return not asked
+
+    def _answered(self) -> None:
+        """Every seat of the step answered (called by the step, from the reader's delivery)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._go_on()
+
+    def _expired(self) -> None:
+        """The step's earliest deadline passed (called by its timer)."""
+        self._timer = None
+        self._go_on()
+
+    def _go_on(self) -> None:
+        """Finish the current step if it can be, and play on; wake :meth:`run` when it must
+        take over (the game is over, a bot's connection to wait for, or an error)."""
+        assert self._loop is not None
+        wakeup = self._wakeup
+        if wakeup is None or wakeup.done():
+            return
+        try:
+            if not self._sweep(self._loop.time()):
+                self._arm()
+                return
+            self._publish(self.game.apply(self._actions))
+            pending = self._play_on()
+        except BaseException as exc:  # a referee bug ends this match only, in run()
+            self._halt()
+            wakeup.set_exception(exc)
+            return
+        if pending is not None:
+            wakeup.set_result(pending)
+
+    def _halt(self) -> None:
+        """Stop playing on from callbacks (the match was cancelled or failed)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._step is not None:
+            self._step.notify = None
 
     def _publish(self, events: tuple[Event, ...]) -> None:
         if not events:
@@ -199,6 +376,7 @@ class MatchDriver:
             waiting = [asked[seat][2] for seat in step.missing if seat in asked]
             if waiting:
                 timer = loop.call_at(min(waiting), step.wake)
+                assert step.future is not None
                 await step.future
                 timer.cancel()
                 step.rearm()

@@ -15,8 +15,9 @@ from sixnimmt.v1 import referee_pb2
 class Connection:
     """Buffers pushes into one ``Update`` and flushes it after the current burst of work.
 
-    The flush waits two turns of the event loop, so every match woken by the same batch of
-    replies gets to push its next request into the same Update: that is the batching that
+    The flush waits one turn of the event loop: a match plays on inside the delivery of its
+    step's last answer (:class:`referee.driver.links.Step`), so every match woken by the replies
+    read in this turn pushes its next request into the same Update: that is the batching that
     lets one stream carry many matches.
     """
 
@@ -29,6 +30,7 @@ class Connection:
         """match id → (the step, the id of its request in this Update that holds the table)."""
         self.queue: asyncio.Queue[referee_pb2.RefereeMessage | None] = asyncio.Queue()
         self._buffer = referee_pb2.RefereeMessage()
+        self._add_request = self._buffer.update.requests.add
         self._dirty = False
         self._closed = False
         self._loop = asyncio.get_running_loop()
@@ -39,13 +41,14 @@ class Connection:
     def _touch(self) -> None:
         if not self._dirty:
             self._dirty = True
-            self._loop.call_soon(self._loop.call_soon, self._flush)
+            self._loop.call_soon(self._flush)
 
     def _flush(self) -> None:
         self._dirty = False
         if self._closed:
             return
         message, self._buffer = self._buffer, referee_pb2.RefereeMessage()
+        self._add_request = self._buffer.update.requests.add
         self._tables.clear()
         self.queue.put_nowait(message)
 
@@ -78,7 +81,7 @@ class Connection:
             request.view,
             request.deadline_ms,
             request.bank_ms,
-            self._buffer.update.requests.add(),
+            self._add_request(),
             table_from,
         )
         self.requests_sent += 1
