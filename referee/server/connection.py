@@ -11,14 +11,19 @@ from referee.faults import FaultNotice
 from referee.rules.core import Event, Outcome
 from sixnimmt.v1 import referee_pb2
 
+_TAKE = object()
+"""In a connection's queue: the Update being buffered is ready to be taken (:meth:`Connection.take`)."""
+
 
 class Connection:
-    """Buffers pushes into one ``Update`` and flushes it after the current burst of work.
+    """Buffers pushes into one ``Update``, taken by the stream's writer when it gets to it.
 
-    The flush waits one turn of the event loop: a match plays on inside the delivery of its
-    step's last answer (:class:`referee.driver.links.Step`), so every match woken by the replies
-    read in this turn pushes its next request into the same Update: that is the batching that
-    lets one stream carry many matches.
+    The first push after a take queues a mark; the writer, woken by it on the next turn of the
+    event loop, takes everything buffered until then as one Update. A match plays on inside the
+    delivery of its step's last answer (:class:`referee.driver.links.Step`), so every match woken
+    by the replies read in this turn pushes its next request into the same Update: that is the
+    batching that lets one stream carry many matches. While the writer waits for the transport
+    (flow control), the buffer keeps growing into one larger Update.
     """
 
     def __init__(self, *, events: bool = True, table_once: bool = False) -> None:
@@ -28,29 +33,42 @@ class Connection:
         """``Hello.table_once``: a step's table goes once per Update, not once per seat."""
         self._tables: dict[str, tuple[object, int]] = {}
         """match id → (the step, the id of its request in this Update that holds the table)."""
-        self.queue: asyncio.Queue[referee_pb2.RefereeMessage | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[object] = asyncio.Queue()
+        """Marks (take the buffer), sealed messages (the last Update, the goodbye), ``None`` (end)."""
         self._buffer = referee_pb2.RefereeMessage()
         self._add_request = self._buffer.update.requests.add
         self._dirty = False
         self._closed = False
-        self._loop = asyncio.get_running_loop()
         self.requests_sent = 0
         self.variants: dict[str, str] = {}
         """match id → variant name, learned from the game starts."""
 
     def _touch(self) -> None:
-        if not self._dirty:
+        if not self._dirty and not self._closed:
             self._dirty = True
-            self._loop.call_soon(self._flush)
+            self.queue.put_nowait(_TAKE)
 
-    def _flush(self) -> None:
+    def take(self) -> referee_pb2.RefereeMessage | None:
+        """The Update buffered since the last take (``None`` if nothing, or closed)."""
+        if not self._dirty or self._closed:
+            return None
         self._dirty = False
-        if self._closed:
-            return
         message, self._buffer = self._buffer, referee_pb2.RefereeMessage()
         self._add_request = self._buffer.update.requests.add
         self._tables.clear()
-        self.queue.put_nowait(message)
+        return message
+
+    async def next_message(self) -> referee_pb2.RefereeMessage | None:
+        """The next message to send on the stream; ``None`` when the stream is over."""
+        while True:
+            item = await self.queue.get()
+            if item is _TAKE:
+                message = self.take()
+                if message is None:
+                    continue  # sealed by close() meanwhile: it is further on in the queue
+                return message
+            assert item is None or isinstance(item, referee_pb2.RefereeMessage)
+            return item
 
     def push_start(self, info: GameInfo) -> None:
         self.variants[info.match_id] = info.variant
@@ -104,12 +122,13 @@ class Connection:
         self._touch()
 
     def close(self, reason: str) -> None:
-        """Flush what is buffered, say goodbye and end the stream."""
+        """Send what is buffered, say goodbye and end the stream."""
         if self._closed:
             return
-        if self._dirty:
-            self._flush()
+        last = self.take()
         self._closed = True
+        if last is not None:
+            self.queue.put_nowait(last)
         goodbye = referee_pb2.RefereeMessage()
         goodbye.goodbye.reason = reason
         self.queue.put_nowait(goodbye)
