@@ -866,6 +866,10 @@ def event_from_wire(message: game_pb2.MatchEvent) -> Event:
     return codec_.event_from_wire(message)
 
 
+_last_config: list[Any] = [None, ""]
+"""The last config :func:`start_to_wire` wrote, and its JSON (configs are never mutated)."""
+
+
 def start_to_wire(
     match_id: str,
     seat: int,
@@ -879,7 +883,10 @@ def start_to_wire(
     out.match_id = match_id
     out.seat = seat
     out.variant = variant
-    out.config_json = json.dumps(config, sort_keys=True)
+    last = _last_config
+    if last[0] is not config:  # a match's seats start one after another: its config once
+        last = _last_config[:] = [config, json.dumps(config, sort_keys=True)]
+    out.config_json = last[1]
     out.seat_seed = seat_seed
     out.seat_names.extend(seat_names)
 

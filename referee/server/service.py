@@ -392,7 +392,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         ended = FaultKind.CRASH
         try:
             yield welcome
-            while (message := await connection.queue.get()) is not None:
+            while (message := await connection.next_message()) is not None:
                 yield message
             ended = FaultKind.DISCONNECT
         finally:
@@ -513,11 +513,20 @@ def charge_flood(links: list[EntrantLink | StandingLink], reason: str) -> None:
 
 
 def match_requests(request: referee_pb2.CreateMatchesRequest) -> list[MatchRequest]:
-    """The matches a CreateMatches asks for, configs parsed (run in a worker thread: it may be big)."""
-    return [
-        MatchRequest(m.variant, parse_config(m.config_json), m.seed, tuple(m.entrants))
-        for m in request.matches
-    ]
+    """The matches a CreateMatches asks for, configs parsed (run in a worker thread: it may be big).
+
+    Each distinct config text is parsed once: matches with the same text share the config (and
+    then their engine, :func:`referee.server.state.validate`).
+    """
+    parsed: dict[str, dict[str, Any]] = {}
+    matches = []
+    for m in request.matches:
+        text = m.config_json
+        config = parsed.get(text)
+        if config is None:
+            config = parsed[text] = parse_config(text)
+        matches.append(MatchRequest(m.variant, config, m.seed, tuple(m.entrants)))
+    return matches
 
 
 def reader_fault(reader: asyncio.Task[tuple[FaultKind, str] | None]) -> tuple[FaultKind, str] | None:
