@@ -515,8 +515,7 @@ def charge_flood(links: list[EntrantLink | StandingLink], reason: str) -> None:
 def match_requests(request: referee_pb2.CreateMatchesRequest) -> list[MatchRequest]:
     """The matches a CreateMatches asks for, configs parsed (run in a worker thread: it may be big).
 
-    Each distinct config text is parsed once: matches with the same text share the config (and
-    then their engine, :func:`referee.server.state.validate`).
+    Each distinct config text is parsed once: matches with the same text share the config.
     """
     parsed: dict[str, dict[str, Any]] = {}
     matches = []

@@ -78,16 +78,9 @@ CREATE_CHUNK = 32
 def validate(requests: Sequence[MatchRequest]) -> list[Variant[Any, Any]]:
     """Each request's variant, or a :class:`ConfigError` naming the first bad request."""
     variants = []
-    made: dict[tuple[str, int], Variant[Any, Any]] = {}
-    """(variant, the config object) → the engine: the matches of one request that share a config
-    (:func:`referee.server.service.match_requests` parses each config text once) share one engine
-    (engines are pure: every state lives in the match's playthrough)."""
     for number, request in enumerate(requests):
-        key = (request.variant, id(request.config))
         try:
-            variant = made.get(key)
-            if variant is None:
-                variant = made[key] = make_variant(request.variant, request.config)
+            variant = make_variant(request.variant, request.config)
             codec(variant.name)
         except RulesError as exc:
             raise ConfigError(f"match {number}: {exc}") from exc
