@@ -7,9 +7,15 @@ store's id, the block, the league's phase), look for pending blocks beside it
 (``repo.pending_blocks_beside``, what a warm worker does with each message), claim the block under a
 lease (``repo.claim_block``), read its league (``repo.league_by_id``), renew the lease once
 (``repo.renew_lease``), store four made-up matches (``repo.record_block``: matches, seat results,
-transcripts, one transaction) and advance the league (``workers.queue.reconcile.advance``). Each
-worker takes every N-th block of a league of its own run, as the broker would hand each block's
-one message to one worker. Blocks stored in a fixed window over its length.
+transcripts, one transaction), look at the league's stored table
+(``workers.store.standings.block_stored``: a refit at most every ``SIXNIMMT_STANDINGS_EVERY_S`` per
+process) and advance the league (``workers.queue.reconcile.advance``). Each worker takes every N-th
+block of a league of 2,000 blocks a second of window (all sent: ``queued_at`` set, as ``league
+start`` does), as the broker would hand each block's one message to one worker, plays one block
+before the window (imports, connection, its first look at the table) and then as many as it can:
+blocks stored in the window over its length. Each worker also reports its own CPU and its
+PostgreSQL backend's (``/proc``: the server runs on this machine), printed on stderr per block
+with each phase's share of the wall time.
 
 ``store.claim_p99_ms.64``: the 99th percentile of ``repo.claim_block``'s wall time at 64 workers.
 
@@ -134,6 +140,17 @@ def make_league(engine: Any, name: str, blocks: int, *, started: bool = True) ->
     )
     if started:
         repo.start_league(engine, league_id)
+        # ``league start`` sends every block's message, noting when (blocks.queued_at).
+        from sqlalchemy import update
+
+        from workers.store.schema import blocks as blocks_table
+
+        with engine.begin() as conn:
+            conn.execute(
+                update(blocks_table)
+                .where(blocks_table.c.league_id == league_id)
+                .values(queued_at=dt.datetime.now(dt.UTC))
+            )
     return league_id
 
 
@@ -192,71 +209,95 @@ def worker_main(argv: list[str]) -> int:
     """``worker URL LEAGUE INDEX COUNT SECONDS``: play this worker's share of the league's blocks for
     SECONDS after a line ``go`` on stdin (``ready`` is printed once connected); print what it did."""
     url, league_id, index, count, seconds = argv[0], int(argv[1]), int(argv[2]), int(argv[3]), float(argv[4])
+    with_standings = argv[5:6] != ["no-standings"]
     from workers.queue import messages, reconcile
     from workers.store import repo, standings
 
     engine = _engine(url)
     store = repo.store_id(engine)
-    mine = [b.id for b in repo.blocks_of(engine, league_id, ["pending"])][index::count]
+    mine = [b.id for b in repo.blocks_of(engine, league_id)][index::count]
+    with engine.connect() as conn:
+        backend = int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one())
+    name = f"capacity-{index}@bench"
     sent: list[Any] = []
+    clock = time.perf_counter
+
+    def one_block(block_id: int) -> list[float]:
+        marks = [clock()]
+        message = messages.accept(engine, (block_id, league_id, store), {})
+        assert message is not None
+        marks.append(clock())
+        repo.pending_blocks_beside(engine, block_id, limit=8 * 16)
+        marks.append(clock())
+        block = repo.claim_block(engine, block_id, name, lease_s=60)
+        assert block is not None
+        marks.append(clock())
+        league = repo.league_by_id(engine, league_id)
+        marks.append(clock())
+        assert repo.renew_lease(engine, block_id, block.claim, lease_s=60)
+        marks.append(clock())
+        assert repo.record_block(engine, block_id, made_up(block, league), claim=block.claim)
+        marks.append(clock())
+        if with_standings:
+            standings.block_stored(engine, league_id)
+        marks.append(clock())
+        reconcile.advance(engine, league_id, sent.append)
+        marks.append(clock())
+        return marks
+
+    # One block before the window: imports, the connection, the first look at the league's table
+    # (the next one is SIXNIMMT_STANDINGS_EVERY_S later, as in a worker that has been running).
+    one_block(mine.pop(0))
     print("ready", flush=True)
     if sys.stdin.readline().strip() != "go":
         return 1
-    name = f"capacity-{index}@bench"
-    phases = dict.fromkeys(
-        ("accept", "beside", "claim", "league", "renew", "record", "standings", "advance"), 0.0
-    )
+    phases = dict.fromkeys(PHASES, 0.0)
     claims: list[float] = []
     done = 0
-    clock = time.perf_counter
     deadline = clock() + seconds
+    cpu, server = time.process_time(), _process_cpu_s(backend)
     for block_id in mine:
         if clock() >= deadline:
             break
-        t0 = clock()
-        message = messages.accept(engine, (block_id, league_id, store), {})
-        assert message is not None
-        t1 = clock()
-        repo.pending_blocks_beside(engine, block_id, limit=8 * 16)
-        t2 = clock()
-        block = repo.claim_block(engine, block_id, name, lease_s=60)
-        assert block is not None
-        t3 = clock()
-        league = repo.league_by_id(engine, league_id)
-        t4 = clock()
-        assert repo.renew_lease(engine, block_id, block.claim, lease_s=60)
-        t5 = clock()
-        assert repo.record_block(engine, block_id, made_up(block, league), claim=block.claim)
-        t6 = clock()
-        standings.block_stored(engine, league_id)
-        t6s = clock()
-        reconcile.advance(engine, league_id, sent.append)
-        t7 = clock()
-        if t7 > deadline:
+        marks = one_block(block_id)
+        if marks[-1] > deadline:
             break
         done += 1
-        claims.append((t3 - t2) * 1000)
-        for key, a, b in (
-            ("accept", t0, t1),
-            ("beside", t1, t2),
-            ("claim", t2, t3),
-            ("league", t3, t4),
-            ("renew", t4, t5),
-            ("record", t5, t6),
-            ("standings", t6, t6s),
-            ("advance", t6s, t7),
-        ):
+        claims.append((marks[3] - marks[2]) * 1000)
+        for key, a, b in zip(PHASES, marks[:-1], marks[1:], strict=True):
             phases[key] += b - a
-    print(json.dumps({"blocks": done, "claims_ms": claims, "phases": phases}), flush=True)
+    report = {
+        "blocks": done,
+        "claims_ms": claims,
+        "phases": phases,
+        "cpu_s": time.process_time() - cpu,
+        "server_cpu_s": _process_cpu_s(backend) - server,
+    }
+    print(json.dumps(report), flush=True)
     engine.dispose()
     return 0
+
+
+PHASES = ("accept", "beside", "claim", "league", "renew", "record", "standings", "advance")
+"""A simulated block's steps, in order (see the module docstring)."""
+
+
+def _process_cpu_s(pid: int) -> float:
+    """CPU seconds (user and system) of a process on this machine (``/proc``): the worker's
+    PostgreSQL backend, the server running here beside the simulated workers."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    fields = text[text.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 # -- the figures -----------------------------------------------------------------------------------
 
 
 def store_blocks_per_s(
-    url: str, workers: int, seconds: float, *, env: dict[str, str] | None = None
+    url: str, workers: int, seconds: float, *, env: dict[str, str] | None = None, standings: bool = True
 ) -> dict[str, Any]:
     """N simulated workers on a league of their own for ``seconds``: blocks/s, claim times, phases."""
     engine = _engine(url)
@@ -267,7 +308,7 @@ def store_blocks_per_s(
     argv = [sys.executable, str(Path(__file__).resolve()), "worker", url, str(league_id)]
     procs = [
         subprocess.Popen(
-            [*argv, str(i), str(workers), str(seconds)],
+            [*argv, str(i), str(workers), str(seconds), "standings" if standings else "no-standings"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -303,6 +344,8 @@ def store_blocks_per_s(
         "claim_p99_ms": claims[min(len(claims) - 1, int(0.99 * len(claims)))] if claims else float("nan"),
         "claim_p50_ms": claims[len(claims) // 2] if claims else float("nan"),
         "phases": {k: round(v / total, 3) for k, v in phases.items()},
+        "server_cpu_ms_per_block": 1000 * sum(r["server_cpu_s"] for r in reports) / max(1, blocks),
+        "workers_cpu_ms_per_block": 1000 * sum(r["cpu_s"] for r in reports) / max(1, blocks),
         "ms_per_block": {k: round(1000 * v / max(1, blocks), 2) for k, v in phases.items()},
     }
 
@@ -421,7 +464,7 @@ def broker_messages_per_s(count: int) -> float:
 
 
 def run(quick: bool) -> Iterator[dict[str, Any]]:
-    seconds = 2.0 if quick else 10.0
+    seconds = 2.0 if quick else 12.0
     sizes = (8, 32, 64) if not quick else (8, 16)
     with fresh_database() as url:
         _migrate(url)

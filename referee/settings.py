@@ -110,6 +110,16 @@ class Settings:
         " ~/.local/share/sixnimmt), created only by `league create`, `bot submit`, `bot test` and"
         " `league migrate`",
     )
+    db_pool_size: int = _setting(
+        5,
+        "PostgreSQL connections each process of the league (a worker's pool process, its main process,"
+        " the dashboard) keeps open to the store (SQLAlchemy's pool); see docs/capacity.md",
+    )
+    db_max_overflow: int = _setting(
+        10,
+        "PostgreSQL connections a process may open beyond SIXNIMMT_DB_POOL_SIZE at once, closed when"
+        " given back; a process never holds more than the two together",
+    )
     broker_url: str = _setting(
         "",
         "Celery broker, e.g. redis://127.0.0.1:6379/0; empty: `league run` plays on a local pool, and"
@@ -200,7 +210,7 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         raise SettingsError("SIXNIMMT_RECONCILE_S must be at least 1")
     if settings.blocks_at_once < 1:
         raise SettingsError("SIXNIMMT_BLOCKS_AT_ONCE must be at least 1")
-    for name in ("max_hello_streams_per_peer", "max_hello_streams_per_token"):
+    for name in ("max_hello_streams_per_peer", "max_hello_streams_per_token", "db_pool_size"):
         if getattr(settings, name) < 1:
             raise SettingsError(f"SIXNIMMT_{name.upper()} must be at least 1")
     if settings.bot_events not in ("auto", "all", "none"):

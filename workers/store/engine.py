@@ -146,6 +146,11 @@ def make_engine(url: str | None = None, *, read_only: bool = False, **kwargs: An
         return engine
     if read_only:
         kwargs.setdefault("execution_options", {"postgresql_readonly": True})
+    # At most pool size + overflow connections per process (SIXNIMMT_DB_POOL_SIZE,
+    # SIXNIMMT_DB_MAX_OVERFLOW): what a deployment's connection budget counts (docs/capacity.md).
+    settings = load_settings()
+    kwargs.setdefault("pool_size", settings.db_pool_size)
+    kwargs.setdefault("max_overflow", settings.db_max_overflow)
     return create_engine(url, pool_pre_ping=True, **kwargs)
 
 
