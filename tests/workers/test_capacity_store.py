@@ -102,3 +102,31 @@ def test_blocks_a_failed_send_left_unsent_are_due_at_the_next_pass(engine: Engin
     report = reconcile.reconcile_league(engine, league.id, later.append, grace_s=3600)
     # The one sent waits its grace; the others were never sent, so they go now.
     assert report.queued == {"unqueued": ids[1:]}
+
+
+def test_the_last_pending_blocks_come_from_the_index_without_a_sort(pg_url: str) -> None:
+    """``pending_blocks_beside`` (each message a warm worker takes) reads its few rows in index
+    order on a league just created, before PostgreSQL has statistics on it: without the index of
+    migration 0009 it read and sorted every pending block of the league."""
+    from workers.store.engine import make_engine
+
+    store = make_engine(pg_url)
+    try:
+        league = make_league(store)
+        repo.add_blocks(store, league.id, [(n, n, [0, 1]) for n in range(3, 5000)])
+        first = repo.blocks_of(store, league.id)[0]
+        captured: list[tuple[str, Any]] = []
+
+        def note(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
+            captured.append((statement, parameters))
+
+        event.listen(store, "before_cursor_execute", note)
+        beside = repo.pending_blocks_beside(store, first.id, limit=16)
+        event.remove(store, "before_cursor_execute", note)
+        assert [b.number for b in beside] == list(range(4999, 4983, -1))
+        ((query, parameters),) = [c for c in captured if "ORDER BY" in c[0].upper()]
+        with store.connect() as conn:
+            plan = [row[0] for row in conn.exec_driver_sql("EXPLAIN " + query, parameters)]
+        assert not any("Sort" in line for line in plan), plan
+    finally:
+        store.dispose()

@@ -141,7 +141,8 @@ blocks = Table(
     # ``league status``; NULL when it waits for nothing.
     Column("waiting", Text),
     UniqueConstraint("league_id", "number"),
-    Index(None, "league_id", "status"),
+    # A league's blocks by status, and its last pending ones in number order (migration 0009).
+    Index(None, "league_id", "status", "number"),
     # The dashboard's live view: running blocks, and the latest finished ones.
     Index(None, "status", "finished_at"),
 )
