@@ -127,12 +127,14 @@ def children_cpu_s() -> float:
 
 def cpu_costs(client: RefereeClient, sizes: tuple[int, int]) -> tuple[float, float, float]:
     """``remote.p4``'s run (four random bots as processes, every match at once) at two sizes:
-    (hands/s, the referee's CPU ms per hand, the bots' CPU µs per decision), each a difference of
-    the two sizes, so that starting the bots and creating the matches cancel out."""
+    (hands/s, the referee's CPU ms per hand, the bots' CPU µs per decision). Hands/s and the bots'
+    CPU are differences of the two sizes (starting the bots cancels out); the referee's CPU is
+    that of the larger run over its hands (creating its matches and reading its results included)."""
     bots = {name: "random" for name in "abcd"}
     pid = referee_pid(client)
 
     def run(n: int) -> tuple[float, float, float, int]:
+        """Wall time, the referee's CPU, the bots' CPU and the decisions made, of a run of n hands."""
         plans = [MatchPlan(tuple("abcd"), seed) for seed in range(n)]
         referee0, bots0 = process_cpu_s(pid), children_cpu_s()
         elapsed, result = _timed(lambda: play_matches(bots, plans, config=ONE_HAND, client=client))
@@ -143,9 +145,9 @@ def cpu_costs(client: RefereeClient, sizes: tuple[int, int]) -> tuple[float, flo
         )
         return elapsed, referee1 - referee0, bots1 - bots0, decisions
 
-    (t1, r1, b1, d1), (t2, r2, b2, d2) = run(sizes[0]), run(sizes[1])
+    (t1, _, b1, d1), (t2, r2, b2, d2) = run(sizes[0]), run(sizes[1])
     hands = sizes[1] - sizes[0]
-    return hands / (t2 - t1), (r2 - r1) / hands * 1000, (b2 - b1) / (d2 - d1) * 1e6
+    return hands / (t2 - t1), r2 / sizes[1] * 1000, (b2 - b1) / (d2 - d1) * 1e6
 
 
 def single_stream_hands_per_s(client: RefereeClient, sizes: tuple[int, int]) -> float:
