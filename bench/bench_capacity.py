@@ -459,6 +459,10 @@ def broker_messages_per_s(count: int) -> float:
                 message.ack()
                 got += 1
             simple.queue.delete()
+        # Celery declared an exchange of the queue's name: kombu keeps its bindings in two keys.
+        conn.default_channel.client.delete(
+            f"_kombu.binding.{queue_name}", f"_kombu.binding_permanent.{queue_name}"
+        )
     elapsed = time.perf_counter() - started
     return count / elapsed
 
