@@ -23,6 +23,9 @@ from kustomize_lite import split_image
 
 from bot_sdk.cli import build_parser
 from referee import settings as settings_module
+from workers import metrics as worker_metrics
+from workers.queue import app as queue_app
+from workers.queue import routing
 
 RENDERS = ("base", "dev", "production")
 SETTINGS = {f"SIXNIMMT_{f.name.upper()}" for f in dataclasses.fields(settings_module.Settings)}
@@ -200,7 +203,7 @@ def test_worker_metrics_port(render: str) -> None:
 
 def test_worker_probes_ping_this_pods_celery_node(render: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import celery
-    from celery.utils.nodenames import default_nodename
+    from celery.utils.nodenames import default_nodename, host_format
 
     container = dk.workloads(dk.render(render))["worker"].container
     for probe in ("readinessProbe", "livenessProbe"):
@@ -213,8 +216,9 @@ def test_worker_probes_ping_this_pods_celery_node(render: str, monkeypatch: pyte
     from workers.queue import app as app_module
 
     assert isinstance(app_module.app, celery.Celery)
-    # `sixnimmt worker` names its node Celery's default, celery@<hostname> (in a pod: its name).
-    assert default_nodename(None) == f"celery@{socket.gethostname()}"
+    # The pod's worker is named celery@%h: Celery's expansion of it is celery@<hostname> (in a pod:
+    # its name), what the probes ping; without --hostname, `sixnimmt worker` would be sixnimmt-PID@.
+    assert host_format(default_nodename("celery@%h")) == f"celery@{socket.gethostname()}"
     started: list[list[str]] = []
     monkeypatch.setattr(app_module.app, "worker_main", started.append)
     monkeypatch.setenv("SIXNIMMT_WORKER_METRICS_PORT", "0")
@@ -222,7 +226,7 @@ def test_worker_probes_ping_this_pods_celery_node(render: str, monkeypatch: pyte
     args = _parse(container["args"])
     args.func(args)
     (argv,) = started
-    assert not [a for a in argv if a.startswith(("-n", "--hostname"))], argv
+    assert [a for a in argv if a.startswith(("-n", "--hostname"))] == ["--hostname=celery@%h"], argv
 
 
 def test_dashboard_port_and_http_probes(render: str) -> None:
@@ -273,11 +277,49 @@ def test_the_worker_autoscaler(render: str) -> None:
     assert target["kind"] == "Deployment" and deployment is dk.workloads(objs)["worker"].owner
     assert "replicas" not in deployment["spec"], "the autoscaler owns the count; apply would reset it"
     assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
-    (metric,) = hpa["spec"]["metrics"]
-    assert metric["resource"]["name"] == "cpu"
+    metrics = {m["type"]: m for m in hpa["spec"]["metrics"]}
+    assert metrics["Resource"]["resource"]["name"] == "cpu"
     assert "cpu" in dk.workloads(objs)["worker"].container["resources"]["requests"], (
         "utilization needs a request"
     )
+    if render == "dev":  # no prometheus-adapter there: CPU alone
+        assert set(metrics) == {"Resource"}
+        return
+    # The queue's length, as the workers' gauge names it (docs/capacity.md).
+    assert set(metrics) == {"External", "Resource"}
+    external = metrics["External"]["external"]
+    assert external["metric"]["name"] == worker_metrics.QUEUE_MESSAGES
+    assert external["metric"]["selector"]["matchLabels"] == {"queue": routing.SHARED}
+    assert queue_app.app.conf.task_default_queue == routing.SHARED
+    assert external["target"]["type"] == "AverageValue" and float(external["target"]["averageValue"]) > 0
+
+
+def test_the_adapter_serves_the_metric_the_autoscaler_reads() -> None:
+    """deploy/prometheus/adapter.yaml (prometheus-adapter's rules) serves the workers' queue gauge
+    under the name the HorizontalPodAutoscaler asks for, as the max over workers (each reports the
+    same queue: a sum would count the backlog once per worker)."""
+    import yaml
+
+    adapter = yaml.safe_load((dk.REPO / "deploy" / "prometheus" / "adapter.yaml").read_text())
+    (rule,) = adapter["rules"]["external"]
+    assert rule["seriesQuery"].startswith(worker_metrics.QUEUE_MESSAGES + "{")
+    assert re.fullmatch(rule["name"]["matches"], worker_metrics.QUEUE_MESSAGES)
+    assert rule["name"]["as"] == worker_metrics.QUEUE_MESSAGES
+    assert rule["metricsQuery"].replace(" ", "").startswith("maxby(queue)(")
+    (hpa,) = dk.by_kind(dk.render("base"), "HorizontalPodAutoscaler").values()
+    (external,) = [m["external"] for m in hpa["spec"]["metrics"] if m["type"] == "External"]
+    assert external["metric"]["name"] == rule["name"]["as"]
+
+
+def test_the_workers_connection_budget(render: str) -> None:
+    """Each worker process holds at most SIXNIMMT_DB_POOL_SIZE + SIXNIMMT_DB_MAX_OVERFLOW store
+    connections; a block's task and its lease renewal (a thread) need two at once. The budget
+    docs/capacity.md counts: (--concurrency + the main process) x that, per pod."""
+    args, settings, env = _settings(render, "worker")
+    assert "SIXNIMMT_DB_POOL_SIZE" in env and "SIXNIMMT_DB_MAX_OVERFLOW" in env
+    per_process = settings.db_pool_size + settings.db_max_overflow
+    assert per_process >= 2, "the lease renewal would wait for the block's own connection"
+    assert (args.concurrency + 1) * per_process <= 9, "more than the 9 a pod docs/capacity.md counts"
 
 
 def test_disruption_budgets(render: str) -> None:
