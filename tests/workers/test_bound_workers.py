@@ -152,7 +152,7 @@ def test_a_worker_without_a_broker_setting_stops_with_one_line(argv: list[str], 
 def test_the_worker_command_documents_its_hostname() -> None:
     shown = _sixnimmt("worker", "--help", env={})
     assert shown.returncode == 0, shown.stderr
-    assert "--hostname" in shown.stdout and "celery@%h" in shown.stdout
+    assert "--hostname" in shown.stdout and "sixnimmt-PID@%h" in shown.stdout
 
 
 # -- the hostile case, with a real worker --------------------------------------------------------

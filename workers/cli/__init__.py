@@ -950,7 +950,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     if port:
         _multiprocess_metrics()  # before the app's import brings in prometheus_client
     # Celery: after _multiprocess_metrics, which must run before prometheus_client is imported.
-    from workers.queue.app import app
+    from workers.queue.app import app, default_node_name
 
     if port:
         # prometheus_client and the broker's client: only with a metrics port.
@@ -960,8 +960,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     argv = ["worker", f"--loglevel={args.loglevel}", "--pool=prefork"]
     if args.concurrency:
         argv.append(f"--concurrency={args.concurrency}")
-    if args.hostname:
-        argv.append(f"--hostname={args.hostname}")
+    # Without --hostname: sixnimmt-PID@HOST, not Celery's celery@HOST that two workers on one host share.
+    argv.append(f"--hostname={args.hostname or default_node_name()}")
     app.worker_main(argv)
     return 0
 

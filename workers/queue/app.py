@@ -23,7 +23,6 @@ import sys
 from typing import Any
 
 from celery import Celery, signals
-from celery.utils.nodenames import default_nodename
 
 from referee.settings import load as load_settings
 
@@ -86,21 +85,14 @@ app = make_app()
 
 
 NODE_NAME = "sixnimmt-{pid}@{host}"
-"""A worker's node name when none is given (``--hostname``): unique per process, so two workers on
-one host are two nodes (Celery's own default, ``celery@HOST``, is the same for both)."""
+"""``sixnimmt worker``'s node name when none is given (``--hostname``): unique per process, so two
+workers on one host are two nodes (Celery's own default, ``celery@HOST``, is the same for both).
+A worker started as ``celery -A workers.queue.app worker`` keeps Celery's default."""
 
 
 def default_node_name() -> str:
     """This process's node name when none is given (:data:`NODE_NAME`)."""
     return NODE_NAME.format(pid=os.getpid(), host=socket.gethostname())
-
-
-@signals.celeryd_init.connect
-def _unique_node_name(instance: Any = None, **_: Any) -> None:
-    """A worker started without ``--hostname`` (Celery's default ``celery@HOST``) is named
-    :func:`default_node_name` instead, before its queues, heartbeats and claims use the name."""
-    if instance is not None and getattr(instance, "hostname", None) == default_nodename(None):
-        instance.hostname = default_node_name()
 
 
 @signals.celeryd_init.connect
