@@ -47,7 +47,8 @@ class Deadlines:
         self.timer: asyncio.TimerHandle | None = None
         self.dead = 0
         """Cancelled entries still in the queue."""
-        self._slack = loop._clock_resolution if isinstance(loop, asyncio.BaseEventLoop) else 1e-9
+        # asyncio's own loops know their clock's resolution (a private attribute); others: 1 ns.
+        self._slack: float = float(getattr(loop, "_clock_resolution", 1e-9))
 
     def at(self, when: float, callback: Callable[[], None]) -> Deadline | asyncio.TimerHandle:
         """Call ``callback`` at loop time ``when`` (unless cancelled first)."""
