@@ -16,7 +16,7 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
-from games.replay_text import seat_name
+from games.replay_text import event_lines, field_text, seat_name
 from referee.rules.core import Action, Event, Variant, event_to_json
 from referee.rules.errors import TranscriptError
 from referee.rules.spec import game_of, resolve
@@ -193,44 +193,8 @@ def _plain(action: Action) -> Any:
 
 def describe_all(events: Sequence[Event], names: Sequence[str], variant: str = "") -> list[str]:
     """One line for each of a step's events (its game's line where it has one)."""
-    before: list[dict[str, Any]] = []
-    lines = []
-    for event in events:
-        fields = event_to_json(event)
-        lines.append(describe_fields(type(event).__name__, fields, names, variant, before))
-        before.append(fields)
-    return lines
-
-
-def describe(event: Event, names: Sequence[str], variant: str = "") -> str:
-    """One line of plain text for an event, with seat names (the page escapes it)."""
-    return describe_fields(type(event).__name__, event_to_json(event), names, variant)
-
-
-def describe_fields(
-    kind: str, fields: dict[str, Any], names: Sequence[str], variant: str = "",
-    before: Sequence[dict[str, Any]] = (),
-) -> str:  # fmt: skip
-    """:func:`describe` of an event given as its type's name and its JSON form (:func:`event_to_json`);
-    ``before``: the step's earlier events, which may change what an event means."""
-    seat = fields.get("seat")
-    who = seat_name(names, seat) if isinstance(seat, int) else ""
     hook = getattr(renderer(variant), "describe", None) if variant else None
-    line = None if hook is None else hook(kind, fields, who, names, before)
-    if line is not None:
-        return str(line)
-    if kind == "GameEnded":  # the core's one game-over event
-        parts = ", ".join(
-            f"{seat_name(names, s)} {score} (#{rank})"
-            for s, (score, rank) in enumerate(zip(fields["scores"], fields["ranks"], strict=True))
-        )
-        return f"Game over ({str(fields['termination']).replace('_', ' ')}): {parts}"
-    body = ", ".join(f"{k}={_text(v)}" for k, v in fields.items() if k not in ("type", "seat"))
-    return f"{who + ': ' if who else ''}{kind} {body}".strip()
-
-
-def _text(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":")) if isinstance(value, (list, dict)) else str(value)
+    return event_lines(events, names, hook)
 
 
 def board(frame: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
@@ -289,7 +253,8 @@ def board(frame: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
     hook = getattr(renderer(str(frame.get("variant", ""))), "board", None)
     if hook is not None:
         shown |= hook(laid, frame, views, names)
-    laid["extra"] = {k: _text(v) for k, v in public.items() if k not in shown and v not in (None, [], {})}
+    extra = {k: v for k, v in public.items() if k not in shown and v not in (None, [], {})}
+    laid["extra"] = {k: field_text(v) for k, v in extra.items()}
     return laid
 
 

@@ -60,7 +60,7 @@ def event_line(
             for s, (score, rank) in enumerate(zip(fields["scores"], fields["ranks"], strict=True))
         )
         return f"Game over ({str(fields['termination']).replace('_', ' ')}): {parts}"
-    body = ", ".join(f"{k}={_text(v)}" for k, v in fields.items() if k not in ("type", "seat"))
+    body = ", ".join(f"{k}={field_text(v)}" for k, v in fields.items() if k not in ("type", "seat"))
     return f"{who + ': ' if who else ''}{kind} {body}".strip()
 
 
@@ -75,5 +75,6 @@ def event_lines(events: Sequence[Event], names: Sequence[str], describe: Describ
     return lines
 
 
-def _text(value: Any) -> str:
+def field_text(value: Any) -> str:
+    """An event field's value in a line: lists and objects as compact JSON, the rest as text."""
     return json.dumps(value, separators=(",", ":")) if isinstance(value, (list, dict)) else str(value)
