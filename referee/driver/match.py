@@ -264,10 +264,18 @@ class MatchDriver:
 
     def _sweep(self, now: float) -> bool:
         """Settle the answered seats and time out the expired ones; ``True`` when none is left."""
-        asked = self._asked
-        step = self._step
-        assert step is not None
-        actions = self._actions
+        assert self._step is not None
+        return self._settle_step(now, self._asked, self._step, self._actions)
+
+    def _settle_step(
+        self,
+        now: float,
+        asked: dict[int, tuple[int, float, float, Decision]],
+        step: Step,
+        actions: dict[int, Action],
+    ) -> bool:
+        """Of the seats ``asked`` in ``step``: settle the answered ones into ``actions`` and time
+        out the expired ones (their default action); ``True`` when none is left."""
         for seat, (request_id, start, deadline, decision) in list(asked.items()):
             if seat in step.results:
                 del asked[seat]
@@ -380,25 +388,7 @@ class MatchDriver:
                 await step.future
                 timer.cancel()
                 step.rearm()
-            now = loop.time()
-            for seat, (request_id, start, deadline, decision) in list(asked.items()):
-                if seat in step.results:
-                    del asked[seat]
-                    value, answered = step.results[seat]
-                    actions[seat] = self._settle(seat, request_id, decision, value, answered - start)
-                elif now >= deadline:
-                    del asked[seat]
-                    step.missing.discard(seat)
-                    self.links[seat].forget(request_id)
-                    stats = self.seats[seat]
-                    stats.think_seconds += now - start
-                    reason = (
-                        f"no answer within {self.time.decision_ms} ms"
-                        f" and the {round(stats.bank_seconds * 1000)} ms left in the time bank"
-                    )
-                    stats.bank_seconds = 0.0
-                    self._fault(seat, FaultKind.TIMEOUT, reason, request_id)
-                    actions[seat] = self._default(decision, None)
+            self._settle_step(loop.time(), asked, step, actions)
         return actions
 
     def _settle(
