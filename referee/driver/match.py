@@ -219,31 +219,10 @@ class MatchDriver:
         step = Step(self._answered, loop)
         step.notify = None  # no playing on while the step is still being asked
         for decision in pending:
-            seat = decision.seat
-            stats = self.seats[seat]
-            link = self.links[seat]
-            if stats.total_faults > self.policy.max_faults:
-                stats.forfeited = True  # faults the link counts (protocol, crash) forfeit too
-            if stats.forfeited or seat in self._absent:
-                actions[seat] = self._default(decision, None)
-                continue
-            if link.outbox is None:  # and it will not connect any more (_awaits_connection)
-                if not link.ever_connected:
-                    self._absent.add(seat)
-                    self._fault(
-                        seat,
-                        FaultKind.DISCONNECT,
-                        f"the bot did not connect within {self.time.connect_ms} ms",
-                    )
-                actions[seat] = self._default(decision, None)
-                continue
-            bank = stats.bank_seconds
-            view = self.variant.view(self.game.state, seat)
-            request_id = link.ask(
-                step, self.match_id, seat, decision, view, self.time.decision_ms, int(bank * 1000)
-            )
-            start = loop.time()
-            asked[seat] = (request_id, start, start + self.time.decision_ms / 1000 + bank, decision)
+            if not self._defaulted_at_once(decision, actions):
+                # Not attached, it will not connect any more (_awaits_connection).
+                attached = self.links[decision.seat].outbox is not None
+                self._ask_seat(decision, attached, step, asked, actions, loop.time)
         self._actions, self._asked, self._step = actions, asked, step
         if not asked:
             return True
@@ -261,6 +240,47 @@ class MatchDriver:
         missing = self._step.missing
         deadline = min(entry[2] for seat, entry in self._asked.items() if seat in missing)
         self._timer = self._deadlines.at(deadline, self._expired)
+
+    def _defaulted_at_once(self, decision: Decision, actions: dict[int, Action]) -> bool:
+        """A forfeited or absent seat gets its default action without being asked."""
+        seat = decision.seat
+        stats = self.seats[seat]
+        if stats.total_faults > self.policy.max_faults:
+            stats.forfeited = True  # faults the link counts (protocol, crash) forfeit too
+        if stats.forfeited or seat in self._absent:
+            actions[seat] = self._default(decision, None)
+            return True
+        return False
+
+    def _ask_seat(
+        self,
+        decision: Decision,
+        attached: bool,
+        step: Step,
+        asked: dict[int, tuple[int, float, float, Decision]],
+        actions: dict[int, Action],
+        clock: Callable[[], float],
+    ) -> None:
+        """Send a seat its request in ``step`` (recorded in ``asked``), or, when its bot is not
+        attached (and will not be), give it its default action (and a fault if it never came)."""
+        seat = decision.seat
+        stats = self.seats[seat]
+        link = self.links[seat]
+        if not attached:
+            if not link.ever_connected:
+                self._absent.add(seat)
+                self._fault(
+                    seat, FaultKind.DISCONNECT, f"the bot did not connect within {self.time.connect_ms} ms"
+                )
+            actions[seat] = self._default(decision, None)
+            return
+        bank = stats.bank_seconds
+        view = self.variant.view(self.game.state, seat)
+        request_id = link.ask(
+            step, self.match_id, seat, decision, view, self.time.decision_ms, int(bank * 1000)
+        )
+        start = clock()
+        asked[seat] = (request_id, start, start + self.time.decision_ms / 1000 + bank, decision)
 
     def _sweep(self, now: float) -> bool:
         """Settle the answered seats and time out the expired ones; ``True`` when none is left."""
@@ -355,31 +375,10 @@ class MatchDriver:
         asked: dict[int, tuple[int, float, float, Decision]] = {}
         """seat → (request id, time asked, deadline, decision)."""
         for decision in pending:
-            seat = decision.seat
-            stats = self.seats[seat]
-            link = self.links[seat]
-            if stats.total_faults > self.policy.max_faults:
-                stats.forfeited = True  # faults the link counts (protocol, crash) forfeit too
-            if stats.forfeited or seat in self._absent:
-                actions[seat] = self._default(decision, None)
-                continue
-            if link.outbox is None and not await link.wait_attached():
-                if not link.ever_connected:
-                    self._absent.add(seat)
-                    self._fault(
-                        seat,
-                        FaultKind.DISCONNECT,
-                        f"the bot did not connect within {self.time.connect_ms} ms",
-                    )
-                actions[seat] = self._default(decision, None)
-                continue
-            bank = stats.bank_seconds
-            view = self.variant.view(self.game.state, seat)
-            request_id = link.ask(
-                step, self.match_id, seat, decision, view, self.time.decision_ms, int(bank * 1000)
-            )
-            start = loop.time()
-            asked[seat] = (request_id, start, start + self.time.decision_ms / 1000 + bank, decision)
+            if not self._defaulted_at_once(decision, actions):
+                link = self.links[decision.seat]
+                attached = link.outbox is not None or await link.wait_attached()
+                self._ask_seat(decision, attached, step, asked, actions, loop.time)
         while asked:
             waiting = [asked[seat][2] for seat in step.missing if seat in asked]
             if waiting:
