@@ -23,6 +23,14 @@ def json_flag(p: argparse.ArgumentParser) -> None:
 
 def game_options(p: argparse.ArgumentParser) -> None:
     """A game's options: ``--variant``, ``-o KEY=VALUE`` (repeated) and ``--seed``."""
+    variant_options(p)
+    p.add_argument(
+        "--seed", type=int, default=1, help="the seed every game's deal derives from (default: %(default)s)"
+    )
+
+
+def variant_options(p: argparse.ArgumentParser) -> None:
+    """A variant and its options: ``--variant`` and ``-o KEY=VALUE`` (repeated)."""
     p.add_argument(
         "--variant",
         default="classic",
@@ -35,9 +43,6 @@ def game_options(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="KEY=VALUE",
         help="a variant option, e.g. -o professional=true -o target=None (see 'sixnimmt variants')",
-    )
-    p.add_argument(
-        "--seed", type=int, default=1, help="the seed every game's deal derives from (default: %(default)s)"
     )
 
 

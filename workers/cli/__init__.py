@@ -15,7 +15,7 @@ from typing import Any
 
 from bot_sdk import cli as sdk_cli
 from referee.clikit import tables
-from referee.clikit.options import parse_options
+from referee.clikit.options import json_flag, parse_options, variant_options
 from referee.clikit.progress import progress_bar
 from referee.rules.registry import make_variant
 from referee.settings import load as load_settings
@@ -51,11 +51,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--bots", required=True, help="stored bots (name or name@N), reference names, or .py files"
     )
-    p.add_argument(
-        "--variant",
-        default="classic",
-        help="the game variant (default: %(default)s; 'sixnimmt variants' lists them)",
-    )
+    variant_options(p)
     p.add_argument(
         "--format",
         default="round-robin",
@@ -95,15 +91,7 @@ def register(sub: Any) -> None:
         help="start every block's bots afresh, so no bot carries memory from block to block"
         " (default: warm processes a worker keeps; see docs/league.md#warm-bots)",
     )
-    p.add_argument(
-        "-o",
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a variant option, e.g. -o professional=true (see 'sixnimmt variants')",
-    )
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=_guard(cmd_create, lazy=True))
     formats_cli.register(group, _guard)
 
@@ -113,19 +101,19 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--processes", type=int, default=0, help="local pool size (default: $SIXNIMMT_WORKERS or cores)"
     )
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=_guard(cmd_run))
 
     p = group.add_parser(
         "start", help="hand the league to the Celery workers, which finish it with nobody watching"
     )
     p.add_argument("name")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=_guard(cmd_start))
 
     p = group.add_parser("status", help="blocks by status, matches, faults")
     p.add_argument("name")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=_guard(cmd_status))
 
     p = group.add_parser(
@@ -140,11 +128,11 @@ def register(sub: Any) -> None:
         help="ls: score per game with per-game effects (default); pl: Plackett-Luce on finishing orders",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="for intervals and tests (default 0.95)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=_guard(cmd_standings))
 
     p = group.add_parser("list", help="every league")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=_guard(cmd_list))
 
     p = group.add_parser(
@@ -152,7 +140,7 @@ def register(sub: Any) -> None:
         help="check every block's deal seed against the seed and deal key published at the league's end",
     )
     p.add_argument("name")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=_guard(cmd_verify_deals))
 
     p = group.add_parser("migrate", help="bring the store to the newest schema")
@@ -187,11 +175,11 @@ def register(sub: Any) -> None:
         default="classic",
         help="the game variant (default: %(default)s; 'sixnimmt variants' lists them)",
     )
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=_guard(cmd_submit, lazy=True))
 
     p = bots.add_parser("list", help="stored bots and their versions")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=_guard(cmd_bot_list))
 
     # Server extra (numpy, SQLAlchemy): only once it is found, as formats_cli above.

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.clikit import tables
+from referee.clikit.options import json_flag
 
 ACCOUNT_COMMANDS = ("account", "key")
 
@@ -22,10 +23,10 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
     group = account.add_subparsers(title="account commands", metavar="COMMAND")
     p = group.add_parser("create", help="create a bot account (it enters leagues as remote:NAME)")
     p.add_argument("name")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=guard(cmd_account_create, creates=True))
     p = group.add_parser("list", help="every bot account and its keys")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=guard(cmd_account_list))
 
     key = bots.add_parser("key", help="a bot account's API keys (shown once, stored hashed, revocable)")
@@ -34,22 +35,22 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
     p.add_argument("account")
     p.add_argument("--max-connections", type=int, default=2, help="connections at once (default 2)")
     p.add_argument("--max-matches", type=int, default=64, help="matches at once (default 64)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=guard(cmd_key_create))
     p = group.add_parser("revoke", help="revoke a key: the referee refuses it and closes its connections")
     p.add_argument("key_id", help="the key's id (or the whole key)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=guard(cmd_key_revoke))
     p = group.add_parser(
         "export",
         help="write the keys that are not revoked (hashes only) to FILE for 'referee serve --remote-keys'",
     )
     p.add_argument("file", help="the key file to write (replaced whole)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=guard(cmd_key_export))
     p = group.add_parser("list", help="the keys (of one account), revoked ones too; never the keys")
     p.add_argument("account", nargs="?")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=guard(cmd_key_list))
 
 

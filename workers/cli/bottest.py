@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot_sdk.bots import REFERENCE_BOTS
-from referee.clikit.options import parse_options
+from referee.clikit.options import json_flag, parse_options, variant_options
 from referee.clikit.progress import progress_bar
 from referee.rules.registry import find_variant, make_variant
 from referee.rules.spec import game_of
@@ -301,28 +301,16 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
         action="store_true",
         help="start a fresh test even when an undecided one of the same bots is stored",
     )
-    p.add_argument(
-        "--variant",
-        default="classic",
-        help="the game variant (default: %(default)s; 'sixnimmt variants' lists them)",
-    )
+    variant_options(p)
     p.add_argument(
         "--seed",
         type=int,
         help="the test's seed: its deals then follow from it alone, as secret as it is (default: a random"
         " seed and deal key, published once the test is finished; docs/league.md#seeds-and-secrets)",
     )
-    p.add_argument(
-        "-o",
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a variant option, e.g. -o professional=true (see 'sixnimmt variants')",
-    )
     p.add_argument("--local", action="store_true", help="use the local process pool even with a broker set")
     p.add_argument("--processes", type=int, default=0, help="local pool size")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=guard(cmd_test, creates=True))
 
 

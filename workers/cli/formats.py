@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from arena.tournament import Block
+from referee.clikit.options import json_flag
 from workers.planning import PlanError, ladder
 from workers.planning import formats as designs
 
@@ -63,12 +64,12 @@ def register(group: Any, guard: Any) -> None:
     p.add_argument(
         "bots", help="stored bots (name or name@N), reference names, or .py files, comma-separated"
     )
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=guard(cmd_add))
 
     p = group.add_parser("stop", help="stop a ladder: the blocks planned are played, no new round is added")
     p.add_argument("name")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=guard(cmd_stop))
 
 

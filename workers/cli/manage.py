@@ -19,6 +19,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from referee.clikit.options import json_flag
+
 
 def register(league: Any, bots: Any, guard: Callable[..., Any]) -> None:
     """Add the housekeeping commands to the ``league`` and ``bot`` command groups."""
@@ -29,7 +31,7 @@ def register(league: Any, bots: Any, guard: Callable[..., Any]) -> None:
     )
     p.add_argument("name")
     p.add_argument("--yes", action="store_true", help="delete without asking (required off a terminal)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=guard(cmd_delete))
 
     p = bots.add_parser(
@@ -38,12 +40,12 @@ def register(league: Any, bots: Any, guard: Callable[..., Any]) -> None:
         " and stays in the leagues it played",
     )
     p.add_argument("ref", metavar="NAME[@N]")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=guard(cmd_retire))
 
     p = bots.add_parser("unretire", help="bring a retired bot version (NAME@N) or bot (NAME) back")
     p.add_argument("ref", metavar="NAME[@N]")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    json_flag(p)
     p.set_defaults(func=guard(cmd_unretire))
 
 
