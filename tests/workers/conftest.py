@@ -163,6 +163,17 @@ def pg_url(postgres_databases: Databases) -> str:
 
 
 @pytest.fixture
+def engine(pg_url: str) -> Iterator[Any]:
+    """An engine on :func:`pg_url`'s database, disposed of after the test (a module may define
+    an ``engine`` of its own)."""
+    from workers.store.engine import make_engine
+
+    engine = make_engine(pg_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
 def pg_engine(pg_url: str) -> Iterator[Any]:
     """An engine on this test's fresh database."""
     from workers.store.engine import make_engine

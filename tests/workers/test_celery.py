@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from workers import league as leagues
 from workers.store import repo
-from workers.store.engine import make_engine
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("celery-services")]
 
@@ -32,13 +31,6 @@ BOTS = ["random", "heuristic", "lowest", "highest"]
 TABLE = 4
 VISIBILITY_S = 10
 """Short, so a killed worker's block comes back quickly; longer than a block takes to play."""
-
-
-@pytest.fixture
-def engine(pg_url: str) -> Iterator[Any]:
-    engine = make_engine(pg_url)
-    yield engine
-    engine.dispose()
 
 
 def _league(engine: Any, name: str, *, hands: int, deals: int, seed: int) -> repo.League:

@@ -18,7 +18,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,18 +26,10 @@ from testkit import wait_for
 
 from workers import league as leagues
 from workers.store import repo
-from workers.store.engine import make_engine
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("celery-services")]
 
 BOTS = ["random", "heuristic", "lowest", "highest"]
-
-
-@pytest.fixture
-def engine(pg_url: str) -> Iterator[Any]:
-    engine = make_engine(pg_url)
-    yield engine
-    engine.dispose()
 
 
 @pytest.fixture

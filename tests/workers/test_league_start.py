@@ -21,7 +21,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,6 @@ from workers.planning import rounds
 from workers.play.execute import claim_and_play
 from workers.queue import routing, runner
 from workers.store import repo
-from workers.store.engine import make_engine
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("celery-services")]
 
@@ -47,13 +46,6 @@ FAST = {
     "SIXNIMMT_VISIBILITY_TIMEOUT_S": "600",
 }
 """Short leases and passes, so recovery takes seconds; the visibility timeout never helps."""
-
-
-@pytest.fixture
-def engine(pg_url: str) -> Iterator[Any]:
-    engine = make_engine(pg_url)
-    yield engine
-    engine.dispose()
 
 
 def _cli(*args: str, env: dict[str, str], **kwargs: Any) -> Any:

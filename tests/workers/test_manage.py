@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,19 +17,11 @@ from sqlalchemy import func, select
 
 from workers import league as leagues
 from workers.store import repo
-from workers.store.engine import make_engine
 from workers.store.schema import bot_versions, matches, transcripts
 
 pytestmark = pytest.mark.slow
 
 BOTS = ["random", "heuristic", "lowest", "highest"]
-
-
-@pytest.fixture
-def engine(pg_url: str) -> Iterator[Any]:
-    engine = make_engine(pg_url)
-    yield engine
-    engine.dispose()
 
 
 def sixnimmt(pg_url: str, *args: str) -> subprocess.CompletedProcess[str]:

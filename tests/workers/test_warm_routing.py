@@ -6,7 +6,6 @@ Two real ``celery worker`` processes on Redis and PostgreSQL, bots sandboxed, as
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,7 +14,6 @@ from sqlalchemy import update
 from workers import league as leagues
 from workers.queue import routing as warm_routing
 from workers.store import repo
-from workers.store.engine import make_engine
 from workers.store.schema import blocks as blocks_table
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("celery-services")]
@@ -24,13 +22,6 @@ BOTS = ["random", "heuristic", "lowest", "highest"]
 # One block per message: this is about where each message goes. A worker that plays the pending
 # blocks beside its own (execute.play_with_pending) would have played them all at the first.
 ENV = {"SIXNIMMT_WARM_ROUTE_S": "3", "SIXNIMMT_RECONCILE_S": "1", "SIXNIMMT_BLOCKS_AT_ONCE": "1"}
-
-
-@pytest.fixture
-def engine(pg_url: str) -> Iterator[Any]:
-    engine = make_engine(pg_url)
-    yield engine
-    engine.dispose()
 
 
 def _send(broker: Any, message: Any, queue: str) -> None:

@@ -23,18 +23,10 @@ from testkit import free_port, wait_for
 
 from workers import league as leagues
 from workers.store import repo
-from workers.store.engine import make_engine
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("celery-services")]
 
 BOTS = ["random", "heuristic", "lowest", "highest"]
-
-
-@pytest.fixture
-def engine(pg_url: str) -> Iterator[Any]:
-    engine = make_engine(pg_url)
-    yield engine
-    engine.dispose()
 
 
 class Workers:
