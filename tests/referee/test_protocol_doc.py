@@ -26,6 +26,7 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import json_format, text_format
+from testkit import self_signed_certificate
 
 from arena.matches import MatchPlan, RefereeClient, local_referee, spawn_bot
 from games.classic.rules.classic import Classic
@@ -500,44 +501,6 @@ def test_the_first_welcome_of_a_key_lists_the_seats_that_waited_for_it(referee: 
     assert not referee.result(match_id).seats[0].faults  # it played its seat, and left with no game
 
 
-def _certificate(directory: Path) -> tuple[Path, Path]:
-    """A self-signed certificate naming localhost and 127.0.0.1 in its subjectAltName, and its key."""
-    import datetime as dt
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "sixnimmt doc referee")])
-    now = dt.datetime.now(dt.UTC)
-    san = x509.SubjectAlternativeName(
-        [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-    )
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=1))
-        .add_extension(san, critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
-    return cert_path, key_path
-
-
 def test_tls_as_the_doc_tells_a_client_in_another_language(tmp_path: Path) -> None:
     """The certificate's subjectAltName names what clients dial; a plaintext client on the TLS
     port (and a TLS client on a plaintext one) gets UNAVAILABLE, never a referee status."""
@@ -547,7 +510,7 @@ def test_tls_as_the_doc_tells_a_client_in_another_language(tmp_path: Path) -> No
 
     from testkit import free_port, wait_for
 
-    cert, key = _certificate(tmp_path)
+    cert, key = self_signed_certificate(tmp_path)
     plain_port = free_port()
     ready = tmp_path / "ready"
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from remotekit import Site, start_referee
-from testkit import free_port, sixnimmt, wait_for
+from testkit import free_port, self_signed_certificate, sixnimmt, wait_for
 
 from arena.matches import MatchPlan, RefereeError, play_matches
 from referee.faults import FaultKind
@@ -218,48 +218,8 @@ def test_a_key_set_read_before_a_key_was_made_does_not_drop_it(site: Site) -> No
         engine.dispose()
 
 
-def _certificate(directory: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 and localhost, made here, and its key."""
-    import datetime as dt
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "sixnimmt test referee")])
-    now = dt.datetime.now(dt.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
-    return cert_path, key_path
-
-
 def test_tls_on_the_public_port(site: Site, tmp_path: Path) -> None:
-    cert, key_file = _certificate(tmp_path)
+    cert, key_file = self_signed_certificate(tmp_path)
     referee = start_referee(tmp_path / "tls-referee", "--tls-cert", str(cert), "--tls-key", str(key_file))
     plain = site.referee
     try:
