@@ -150,7 +150,8 @@ def cmd_key_export(args: argparse.Namespace, engine: Any) -> int:
     if args.json:
         print(json.dumps({"file": str(target), "keys": len(keys), "generation": generation}))
     else:
-        print(f"{len(keys)} API keys (generation {generation}) written to {target}")
+        noun = "API key" if len(keys) == 1 else "API keys"
+        print(f"{len(keys)} {noun} (generation {generation}) written to {target}")
     return 0
 
 
