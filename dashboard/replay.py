@@ -16,7 +16,7 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
-from games.replay_text import event_lines, field_text, seat_name
+from games.replay_text import event_lines, field_text, row_name, seat_name
 from referee.rules.core import Action, Event, Variant, event_to_json
 from referee.rules.errors import TranscriptError
 from referee.rules.spec import game_of, resolve
@@ -37,7 +37,11 @@ def renderer(variant: str) -> ModuleType | None:
     - ``describe(kind, fields, who, names, before) -> str | None``: an event's line (``before``:
       the step's earlier events as JSON), None for the generic line;
     - ``board(laid, frame, views, names) -> set[str]``: adds the game's part to the laid-out frame
-      and returns the view fields it shows.
+      and returns the view fields it shows;
+    - ``option_text(kind, option, view, names) -> str | None``: a pending decision's option in
+      the words a person at the table uses (:func:`option_labels`), None for the generic label;
+    - ``costs(view) -> list[int | None] | None``: what taking each row would cost the seat now
+      (bull heads in classic), None where the game's rows cost nothing of the kind.
     """
     game = game_of(variant)
     if game is not None and game.replay:
@@ -250,6 +254,7 @@ def board(frame: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
         "decision": None if omniscient else frame["view"].get("decision"),
         "specials": None,
     }
+    laid["costs"] = row_costs(str(frame.get("variant", "")), public)
     hook = getattr(renderer(str(frame.get("variant", ""))), "board", None)
     if hook is not None:
         shown |= hook(laid, frame, views, names)
@@ -269,3 +274,72 @@ def _hidden(view: dict[str, Any] | None) -> list[Any] | None:
         if key in view:
             return list(view[key])
     return None
+
+
+def row_costs(variant: str, view: Mapping[str, Any]) -> list[int | None] | None:
+    """Per row of ``view``, what the seat would take if it took that row now (the bull heads of its
+    cards in classic and the anniversary edition), from the view alone; None for a game whose
+    rows cost nothing of the kind (its replay module has no ``costs`` hook)."""
+    hook = getattr(renderer(variant), "costs", None)
+    if hook is None:
+        return None
+    costs = hook(view)
+    return None if costs is None else list(costs)
+
+
+def option_labels(
+    variant: str, view: Mapping[str, Any], options: Sequence[Action], names: Sequence[str]
+) -> list[str]:
+    """One short label per legal option of the seat's pending decision, in the options' order, in
+    the words a person at the table uses: rows (spaces, places) counted from 1, cards and tiles by
+    their numbers, special cards by their names. ``view`` is the seat's ``view.to_json()`` (its
+    ``decision`` says the kind); ``options`` may be actions or their JSON form (lists).
+
+    The game's replay module words its options (``option_text``); the rest get a generic label
+    from the decision's kind. Two options never read the same: a label met twice gets the option
+    itself appended.
+    """
+    decision = view.get("decision")
+    kind = str(decision.get("kind", "")) if isinstance(decision, Mapping) else ""
+    hook = getattr(renderer(variant), "option_text", None)
+    labels = []
+    for raw in options:
+        option = _action(raw)
+        text = None if hook is None else hook(kind, option, view, names)
+        labels.append(str(text) if text else generic_option_text(kind, option))
+    seen: dict[str, int] = {}
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+    return [
+        f"{label} [{field_text(_plain(option))}]" if seen[label] > 1 else label
+        for label, option in zip(labels, map(_action, options), strict=True)
+    ]
+
+
+def generic_option_text(kind: str, option: Action) -> str:
+    """An option's label from its decision kind alone (a plugin game without ``option_text``)."""
+    numbers = list(option) if isinstance(option, tuple) else [option]
+    if kind == "row" and isinstance(option, int):
+        return row_name(option).capitalize()
+    if kind == "card" and isinstance(option, int):
+        return f"Play {option}"
+    if kind == "card_row" and len(numbers) == 2:
+        return f"Put {numbers[0]} in {row_name(numbers[1])}"
+    if kind == "cards":
+        return "Play " + " and ".join(map(str, numbers))
+    if kind == "pile" and isinstance(option, int):
+        return f"Take from pile {option}"
+    if kind in ("luck", "action_card"):
+        if not numbers:
+            return "Pass"
+        card, *targets = numbers
+        on = f" on {' '.join(map(str, targets))}" if targets else ""
+        return f"Card {card}{on}"
+    return f"Choose {field_text(_plain(option))}"
+
+
+def _action(option: Any) -> Action:
+    """An action from itself or its JSON form (lists for tuples)."""
+    if isinstance(option, (list, tuple)):
+        return tuple(int(x) for x in option)
+    return int(option)

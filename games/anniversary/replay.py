@@ -4,12 +4,12 @@ finds it through the game's ``GameSpec.replay``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.anniversary.rules.anniversary_cards import Special
 from games.replay_text import cards_text, seat_name
-from referee.rules.cards import bull_table
+from referee.rules.cards import bull_heads, bull_table
 from referee.rules.core import Variant
 
 SPECIALS = {
@@ -27,6 +27,11 @@ SPECIALS = {
 def bulls(variant: Variant[Any, Any]) -> tuple[int, ...]:
     """Bull heads by card number, up to the deck's highest card."""
     return bull_table(int(variant.config.deck))
+
+
+def costs(view: Mapping[str, Any]) -> list[int]:
+    """The bull heads each row would cost the seat if it took the row now (its number cards')."""
+    return [sum(bull_heads(card) for card in row) for row in view.get("rows", [])]
 
 
 def special_name(kind: int) -> str:

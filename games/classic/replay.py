@@ -3,17 +3,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.replay_text import cards_text, seat_name
-from referee.rules.cards import bull_table
+from referee.rules.cards import bull_heads, bull_table
 from referee.rules.core import Variant
 
 
 def bulls(variant: Variant[Any, Any]) -> tuple[int, ...]:
     """Bull heads by card number, up to the deck's top card."""
     return bull_table(int(variant.config.top_card))
+
+
+def costs(view: Mapping[str, Any]) -> list[int]:
+    """The bull heads each row would cost the seat if it took the row now."""
+    return [sum(bull_heads(card) for card in row) for row in view.get("rows", [])]
 
 
 def describe(
