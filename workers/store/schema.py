@@ -253,6 +253,58 @@ api_keys = Table(
 )
 """A bot account's API keys; a revoked key stays listed, and the referee refuses it."""
 
+human_matches = Table(
+    "human_matches",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("variant", String(40), nullable=False),
+    Column("config", JSON, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("digest", String(71), nullable=False),
+    Column("termination", String(30), nullable=False),
+    # Whether the person was the dashboard's signed-in operator (else an anonymous guest).
+    Column("operator", Boolean, nullable=False, server_default="0"),
+    _created(),
+)
+"""A game a person played on the dashboard's Play page against stored bot versions.
+
+Kept apart from ``matches`` on purpose: no league, block, standings, rating or league match list
+reads these tables, so a game against a person can never count in a bot league (migration 0010)."""
+
+human_seats = Table(
+    "human_seats",
+    metadata,
+    Column("match_id", ForeignKey("human_matches.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    # The bot version in the seat; NULL: the person's seat.
+    Column("bot_version_id", ForeignKey("bot_versions.id")),
+    # The person's display name (the transcript's seat is ``human:NAME``); NULL: a bot's seat.
+    Column("person", String(40)),
+    Column("score", Integer, nullable=False),
+    Column("rank", Integer, nullable=False),
+    Column("timeouts", Integer, nullable=False, server_default="0"),
+    Column("crashes", Integer, nullable=False, server_default="0"),
+    Column("disconnects", Integer, nullable=False, server_default="0"),
+    Column("illegal", Integer, nullable=False, server_default="0"),
+    Column("protocol", Integer, nullable=False, server_default="0"),
+    Column("exceptions", Integer, nullable=False, server_default="0"),
+    Column("defaulted", Integer, nullable=False, server_default="0"),
+    Column("forfeited", Boolean, nullable=False, server_default="0"),
+    Column("think_ms", Integer, nullable=False, server_default="0"),
+    # As seat_results.fault_detail: the faults' reasons, the bot process's exit, its stderr's end.
+    Column("fault_detail", Text),
+    # A bot version's games against people, newest first (the bot page).
+    Index(None, "bot_version_id", "match_id"),
+)
+"""Each seat of a game against a person: a bot version's, or the person's."""
+
+human_transcripts = Table(
+    "human_transcripts",
+    metadata,
+    Column("match_id", ForeignKey("human_matches.id"), primary_key=True),
+    Column("body", Text, nullable=False),
+)
+
 FAULT_COLUMNS = {
     FaultKind.TIMEOUT: "timeouts",
     FaultKind.CRASH: "crashes",

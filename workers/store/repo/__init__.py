@@ -2,9 +2,10 @@
 
 One module per what is stored: :mod:`.bots` (versions and their code), :mod:`.leagues` (leagues,
 entrants, planned blocks, phase), :mod:`.blocks` (claims, leases, queue marks), :mod:`.results`
-(matches, seat results, transcripts, ratings) and :mod:`.identity` (the store's id, the workers'
-heartbeats), over :mod:`.common` (errors, names, times, bot versions). Callers use this package
-(``from workers.store import repo``; ``repo.find_league(...)``), which exposes them all.
+(matches, seat results, transcripts, ratings), :mod:`.human` (games against people, kept apart
+from the leagues') and :mod:`.identity` (the store's id, the workers' heartbeats), over
+:mod:`.common` (errors, names, times, bot versions). Callers use this package (``from
+workers.store import repo``; ``repo.find_league(...)``), which exposes them all.
 """
 
 from workers.store.repo.blocks import (
@@ -47,6 +48,14 @@ from workers.store.repo.common import (
     _aware,
     check_name,
 )
+from workers.store.repo.human import (
+    HUMAN_PREFIX,
+    HumanMatch,
+    HumanSeat,
+    human_transcript,
+    playable_versions,
+    record_human_match,
+)
 from workers.store.repo.identity import StoreIdentityError, heartbeat, last_worker_seen, store_id
 from workers.store.repo.leagues import (
     Deleted,
@@ -81,12 +90,15 @@ from workers.store.repo.results import (
 )
 
 __all__ = [
+    "HUMAN_PREFIX",
     "MAX_NAME",
     "BadNameError",
     "BlockRow",
     "BotVersion",
     "ConflictError",
     "Deleted",
+    "HumanMatch",
+    "HumanSeat",
     "League",
     "LeaseHeldError",
     "MatchRecordRow",
@@ -119,6 +131,7 @@ __all__ = [
     "finish_league",
     "get_block",
     "heartbeat",
+    "human_transcript",
     "labels_apart",
     "last_progress",
     "last_worker_seen",
@@ -133,8 +146,10 @@ __all__ = [
     "mark_waiting_queued",
     "open_leagues",
     "pending_blocks_beside",
+    "playable_versions",
     "played_seeds",
     "record_block",
+    "record_human_match",
     "release_claims",
     "renew_lease",
     "reopen_league",
