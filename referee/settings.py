@@ -43,6 +43,17 @@ class Settings:
     decision_ms: int = _setting(2000, "time a bot has for one decision before its time bank is used")
     bank_ms: int = _setting(10_000, "time bank per seat and match, used up by late answers")
     connect_ms: int = _setting(15_000, "how long a match waits for a bot to connect before defaulting it")
+    human_decision_ms: int = _setting(
+        60_000,
+        "time a person has for one decision in `sixnimmt play --human` (and the dashboard's Play page)"
+        " before the time bank is used; the bots at that table get the same time control",
+    )
+    human_bank_ms: int = _setting(120_000, "a person's time bank per game, used up by late answers")
+    human_grace_s: int = _setting(
+        20,
+        "seconds a person's seat waits for its page to come back (a reload, a lost connection) before"
+        " it ends its stream: a disconnect fault, like any bot's",
+    )
     admin_token: str = _setting(
         "", "bearer token for the referee's admin calls; empty: a random one per referee process"
     )
@@ -210,6 +221,8 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         raise SettingsError("SIXNIMMT_RECONCILE_S must be at least 1")
     if settings.blocks_at_once < 1:
         raise SettingsError("SIXNIMMT_BLOCKS_AT_ONCE must be at least 1")
+    if settings.human_decision_ms < 1 or settings.human_grace_s < 1:
+        raise SettingsError("SIXNIMMT_HUMAN_DECISION_MS and SIXNIMMT_HUMAN_GRACE_S must be at least 1")
     for name in ("max_hello_streams_per_peer", "max_hello_streams_per_token", "db_pool_size"):
         if getattr(settings, name) < 1:
             raise SettingsError(f"SIXNIMMT_{name.upper()} must be at least 1")
