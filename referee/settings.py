@@ -62,6 +62,15 @@ class Settings:
         "the dashboard operator's token (at least 16 characters): sign in with it, or send it as"
         " `Authorization: Bearer`, to read seats' fault reasons and stderr; empty: nobody reads them there",
     )
+    play: str = _setting(
+        "off",
+        "on: the dashboard serves its Play page, where a visitor plays against stored bot versions (the"
+        " dashboard then runs a referee and the bots' sandboxed processes, and writes the games to the"
+        " store); off: no Play page and none of its routes",
+    )
+    play_max_tables: int = _setting(
+        4, "tables the dashboard's Play page runs at once (each a referee's match and its bots' processes)"
+    )
     max_faults: int = _setting(25, "a seat with more faults than this forfeits the rest of the match")
     max_message_bytes: int = _setting(
         1 << 20, "largest message the referee receives (gRPC's receive limit: a bigger one is refused unread)"
@@ -226,6 +235,8 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
     for name in ("max_hello_streams_per_peer", "max_hello_streams_per_token", "db_pool_size"):
         if getattr(settings, name) < 1:
             raise SettingsError(f"SIXNIMMT_{name.upper()} must be at least 1")
+    if settings.play not in ("on", "off"):
+        raise SettingsError(f"SIXNIMMT_PLAY must be on or off, got {settings.play!r}")
     if settings.bot_events not in ("auto", "all", "none"):
         raise SettingsError(f"SIXNIMMT_BOT_EVENTS must be auto, all or none, got {settings.bot_events!r}")
     return settings
