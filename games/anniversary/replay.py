@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.anniversary.rules.anniversary_cards import Special
+from games.anniversary.rules.anniversary_cards import SWAP, Special, Table, target_row
 from games.replay_text import cards_text, seat_name
 from referee.rules.cards import bull_heads, bull_table
-from referee.rules.core import Variant
+from referee.rules.core import Action, Variant
 
 SPECIALS = {
     Special.FIFTH_ROW: "5th Row",
@@ -30,7 +30,8 @@ def bulls(variant: Variant[Any, Any]) -> tuple[int, ...]:
 
 
 def costs(view: Mapping[str, Any]) -> list[int]:
-    """The bull heads each row would cost the seat if it took the row now (its number cards')."""
+    """The bull heads each row would cost the seat if it took the row now (its number cards'; a
+    5th row that a take closes leaves with the played card too, whose heads come on top)."""
     return [sum(bull_heads(card) for card in row) for row in view.get("rows", [])]
 
 
@@ -40,6 +41,55 @@ def special_name(kind: int) -> str:
         return SPECIALS[Special(kind)]
     except ValueError:
         return f"special card {kind}"
+
+
+def option_text(kind: str, option: Action, view: Mapping[str, Any], names: Sequence[str]) -> str | None:
+    """An option of an anniversary decision in words: the card to play, the row a low card takes
+    (with its bull heads), a special card with its target before the card being placed, and after
+    a take "Negative = Positive" on a taken card or a special card swapped; None for the generic
+    label."""
+    rows = view.get("rows", [])
+    if kind == "card" and isinstance(option, int):
+        return f"Play {option}"
+    if kind == "row" and isinstance(option, int):
+        heads = costs(view)[option] if 0 <= option < len(rows) else 0
+        return f"Take row {option + 1} ({heads} bull head{'' if heads == 1 else 's'})"
+    if kind != "action_card" or not isinstance(option, tuple):
+        return None
+    taking = view.get("phase") == "take"
+    if not option:
+        return "Pass: no set-aside, no swap" if taking else "No special card"
+    code, *targets = option
+    if code == SWAP and targets:
+        return f"Swap a {special_name(targets[0])} card"
+    what = special_name(code)
+    placing = view.get("placing") or [None]
+    card = placing[0]
+    if code == Special.FIFTH_ROW:
+        return f"{what}: {card} starts row {len(rows) + 1}"
+    if code == Special.SEVEN_NIMMT:
+        return f"{what}: {card} goes sixth into {_goes_to(view, card)}"
+    if code == Special.INSERT and targets:
+        return f"{what}: {card} into row {targets[0] + 1}"
+    if code == Special.REPLACE and targets:
+        return f"{what}: {targets[0]} instead of {card}"
+    if code == Special.SHIFT and len(targets) == 2:
+        return f"{what}: {targets[0]} to row {targets[1] + 1}"
+    if code == Special.NEGATIVE_POSITIVE and targets:
+        return f"{what} on {targets[0]}"
+    if code == Special.BLOCK and targets:
+        return f"{what}: row {targets[0] + 1}"
+    return None
+
+
+def _goes_to(view: Mapping[str, Any], card: Any) -> str:
+    """The row ``card`` goes to by rules 1 and 2 (``its row`` where the view does not say)."""
+    rows = view.get("rows", [])
+    blocked, sevens = view.get("blocked", []), view.get("sevens", [])
+    if not isinstance(card, int) or not (len(rows) == len(blocked) == len(sevens)):
+        return "its row"
+    row = target_row(Table(tuple(map(tuple, rows)), tuple(blocked), tuple(sevens)), card)
+    return f"row {row + 1}" if row >= 0 else "its row"
 
 
 def _special_before(before: Sequence[dict[str, Any]]) -> int | None:

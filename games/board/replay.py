@@ -4,11 +4,12 @@ count (row 1 is the board's top row, space 1 a row's first space). Dashboard lay
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.board.rules.brettspiel_view import ActionCard, LuckCard
 from games.replay_text import cards_text, row_name, seat_name
+from referee.rules.core import Action
 
 LUCK_CARDS = {LuckCard.PLUS_POINTS: "5 Plus Points", LuckCard.POSITIVE_OXEN: "Positive Oxen"}
 """The luck cards by number, as the rulebook names them."""
@@ -58,6 +59,46 @@ def _card(names: dict[Any, str], number: int, what: str) -> str:
 def _space(effect: str) -> str:
     """What a space did, for the end of a line ("" for a plain space)."""
     return "" if effect == "plain" else f" ({SPACES.get(effect, effect)} space)"
+
+
+def option_text(kind: str, option: Action, view: Mapping[str, Any], names: Sequence[str]) -> str | None:
+    """An option of a board game decision in words: the tile or tiles to play, the row a taken
+    row's tile opens, the luck card pile to take from, a luck or action card with its target
+    before the seat's tile is attached (or none); None for the generic label."""
+    if kind == "card" and isinstance(option, int):
+        return f"Play tile {option}"
+    if kind == "cards" and isinstance(option, tuple):
+        return f"Play tiles {' and '.join(map(str, option))}"
+    if kind == "row" and isinstance(option, int):
+        opening = view.get("opening")
+        return f"Open {row_name(option)} with tile {opening[0]}" if opening else f"Open {row_name(option)}"
+    if kind == "pile" and isinstance(option, int):
+        return f"Take a {_card(LUCK_CARDS, option, 'luck card')} card"
+    if not isinstance(option, tuple) or kind not in ("luck", "action_card"):
+        return None
+    attaching = view.get("attaching")
+    tile = attaching[0] if attaching else None
+    if not option:
+        return "No luck card" if kind == "luck" else "No action card"
+    card, *targets = option
+    if kind == "luck":
+        name = _card(LUCK_CARDS, card, "luck card")
+        if card == LuckCard.POSITIVE_OXEN and targets:
+            return f"{name} on tiles {' and '.join(map(str, targets))}"
+        return f"{name} on tile {tile}" if tile is not None else name
+    name = _card(ACTION_CARDS, card, "action card")
+    if card in ON_A_ROW and targets:
+        if card == ActionCard.STOP:
+            return f"{name} on {row_name(targets[0])}"
+        into = "the front of " if card == ActionCard.MOVE_TO_FRONT else ""
+        return f"{name}: tile {tile} to {into}{row_name(targets[0])}"
+    if card == ActionCard.TILE_SWAP and targets:
+        return f"{name}: tile {targets[0]} instead of tile {tile}"
+    if card == ActionCard.ONE_MORE_TILE and targets:
+        return f"{name}: tile {targets[0]} too"
+    if card == ActionCard.SKIP:
+        return f"{name}: tile {tile} skips a space"
+    return None
 
 
 def describe(

@@ -8,7 +8,7 @@ from typing import Any
 
 from games.replay_text import cards_text, seat_name
 from referee.rules.cards import bull_heads, bull_table
-from referee.rules.core import Variant
+from referee.rules.core import Action, Variant
 
 
 def bulls(variant: Variant[Any, Any]) -> tuple[int, ...]:
@@ -19,6 +19,23 @@ def bulls(variant: Variant[Any, Any]) -> tuple[int, ...]:
 def costs(view: Mapping[str, Any]) -> list[int]:
     """The bull heads each row would cost the seat if it took the row now."""
     return [sum(bull_heads(card) for card in row) for row in view.get("rows", [])]
+
+
+def heads_text(heads: int) -> str:
+    """``1 bull head``, ``5 bull heads``."""
+    return f"{heads} bull head{'' if heads == 1 else 's'}"
+
+
+def option_text(kind: str, option: Action, view: Mapping[str, Any], names: Sequence[str]) -> str | None:
+    """An option of a classic decision in words: the card to play, the row a low card takes
+    (with what it costs); None for the generic label."""
+    if kind == "card" and isinstance(option, int):
+        return f"Play {option}"
+    if kind == "row" and isinstance(option, int):
+        rows = view.get("rows", [])
+        cost = f" ({heads_text(costs(view)[option])})" if 0 <= option < len(rows) else ""
+        return f"Take row {option + 1}{cost}"
+    return None
 
 
 def describe(

@@ -4,10 +4,33 @@ game's ``GameSpec.replay``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.replay_text import cards_text, row_name
+from referee.rules.core import Action
+
+
+def option_text(kind: str, option: Action, view: Mapping[str, Any], names: Sequence[str]) -> str | None:
+    """An option of a Junior decision in words: the card to play, the row the card goes to (the
+    turned-over or played card, in every mode); None for the generic label."""
+    if kind == "card" and isinstance(option, int):
+        return f"Play {option}"
+    if kind == "row" and isinstance(option, int):
+        card = view.get("card")
+        return f"Put {card} in {row_name(option)}" if card is not None else f"Choose {row_name(option)}"
+    if kind == "card_row" and isinstance(option, tuple) and len(option) == 2:
+        return f"Put {option[0]} in {row_name(option[1])}"
+    return None
+
+
+def costs(view: Mapping[str, Any]) -> list[int] | None:
+    """Where the fewest collected cards win (the experts' game, the advanced game with
+    ``nuisance``): the cards each row would add to the seat's pile if it collected the row now
+    (each card counts one); None where collecting is good."""
+    if not view.get("fewest_wins"):
+        return None
+    return [len(row) for row in view.get("rows", [])]
 
 
 def describe(
