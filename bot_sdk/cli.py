@@ -122,7 +122,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("play", help="play games between bots in this process (local arena)")
     p.add_argument("--bots", required=True, help="comma-separated bot specs, one per seat")
-    p.add_argument("--games", type=positive, default=10, help="games to play (default: %(default)s)")
+    # None: 10 games between bots; the dashboard's `play --human` (its plugin adds the flag) plays 1.
+    p.add_argument("--games", type=positive, default=None, help="games to play (default: 10)")
     game_options(p)
     p.add_argument("--transcripts", type=Path, help="write each game's transcript into this directory")
     json_flag(p)
@@ -349,6 +350,8 @@ def _setting_text(value: object) -> str:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play games between the given seats and print each seat's results."""
+    if args.games is None:
+        args.games = 10
     specs = bot_specs(args.bots)
     config = parse_options(args.option)
     config.setdefault("players", len(specs))

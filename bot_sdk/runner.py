@@ -59,6 +59,64 @@ class RunnerError(RuntimeError):
     """The runner could not play: no referee address or token, or the referee refused."""
 
 
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A decision request as the runner received it, for a bot object that wants more than the
+    view: one with an ``on_asked(asked)`` method gets this just before its ``decide`` (a person's
+    seat shows the clock, and answers the request by its id). Other bots are not told."""
+
+    request_id: int
+    match_id: str
+    seat: int
+    deadline_ms: int
+    """Time to answer without touching the time bank."""
+    time_bank_ms: int
+    """What is left in the seat's time bank."""
+    received: float
+    """``time.monotonic()`` when the Update holding it was read."""
+    seat_names: tuple[str, ...] = ()
+    """The match's seat names, as its start told them."""
+
+
+class Stopper:
+    """Ends a :func:`run` from another thread: the runner says goodbye and closes its stream (the
+    referee charges a seat whose games are still running a disconnect fault, as for any bot that
+    leaves). A bot asleep in ``decide`` is not woken: its owner wakes it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._send: Callable[[referee_pb2.BotMessage | None], None] | None = None
+        self._reason: str | None = None
+
+    def stop(self, reason: str) -> None:
+        """Say goodbye with ``reason`` (once; before the run has started, as soon as it starts)."""
+        with self._lock:
+            if self._reason is not None:
+                return
+            self._reason = reason
+            send = self._send
+        if send is not None:
+            _goodbye(send, reason)
+
+    @property
+    def stopped(self) -> bool:
+        return self._reason is not None
+
+    def _bind(self, send: Callable[[referee_pb2.BotMessage | None], None]) -> None:
+        with self._lock:
+            self._send = send
+            reason = self._reason
+        if reason is not None:
+            _goodbye(send, reason)
+
+
+def _goodbye(send: Callable[[referee_pb2.BotMessage | None], None], reason: str) -> None:
+    bye = referee_pb2.BotMessage()
+    bye.goodbye.reason = reason
+    send(bye)
+    send(None)
+
+
 @dataclass(slots=True)
 class RunSummary:
     """What a bot process did over its connection."""
@@ -83,8 +141,13 @@ def run(
     referee: str | None = None,
     token: str | None = None,
     name: str = "bot",
+    stopper: Stopper | None = None,
 ) -> RunSummary:
-    """Connect, play every game the token holds, and return when the referee says goodbye."""
+    """Connect, play every game the token holds, and return when the referee says goodbye.
+
+    It runs on any thread (only the main thread's run takes SIGTERM as its goodbye); ``stopper``
+    ends it from another.
+    """
     settings = load_settings()
     address = referee or settings.referee
     token = token or settings.token
@@ -106,14 +169,13 @@ def run(
             yield message
 
     def stop(signum: int, frame: Any) -> None:
-        bye = referee_pb2.BotMessage()
-        bye.goodbye.reason = f"signal {signum}"
-        outgoing.put(bye)
-        outgoing.put(None)
+        _goodbye(outgoing.put, f"signal {signum}")
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, stop)
         tune_gc(settings)  # the bot's code and the SDK are loaded: a process of its own from here on
+    if stopper is not None:
+        stopper._bind(outgoing.put)
     summary = RunSummary()
     bots: dict[tuple[str, int], Bot] = {}
     seats_of: dict[str, list[int]] = defaultdict(list)
@@ -198,6 +260,7 @@ def _handle(
         reply = referee_pb2.BotMessage()
         replies = reply.decisions.replies
         started = time.perf_counter()
+        received = time.monotonic()
         views = wire.UpdateViews(update.requests)
         for request in update.requests:
             out = replies.add()
@@ -206,6 +269,13 @@ def _handle(
             action: Action | None = None
             if bot is not None:
                 try:
+                    asked = getattr(bot, "on_asked", None)
+                    if asked is not None:
+                        names = summary.playing.get((request.match_id, request.seat), {}).get("seats", ())
+                        asked(
+                            Asked(request.id, request.match_id, request.seat, request.deadline_ms,
+                                  request.time_bank_ms, received, tuple(names))
+                        )  # fmt: skip
                     action = bot.decide(views.view(request))
                 except Exception as exc:
                     summary.errors += 1

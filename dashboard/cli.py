@@ -19,6 +19,7 @@ def register(sub: Any) -> None:
     from importlib.util import find_spec
 
     register_view(sub)
+    register_human(sub)
     missing = next((name for name in LIBRARIES if find_spec(name) is None), None)
     if missing:
         from bot_sdk.cli import stand_in
@@ -58,6 +59,42 @@ def register_view(sub: Any) -> None:
     p.add_argument("--no-open", action="store_true", help="print the URL, do not open a browser")
     p.add_argument("--json", action="store_true", help="print the URL and the games loaded as JSON")
     p.set_defaults(func=cmd_view)
+
+
+def register_human(sub: Any) -> None:
+    """``sixnimmt play --human``: the SDK's ``play`` gains a person's seat (:mod:`dashboard.table`),
+    added here so the SDK never imports the dashboard; ``play`` without ``--human`` is the SDK's."""
+    p = sub.choices.get("play")
+    if p is None:
+        return
+    group = p.add_argument_group("a person at the table (--human; needs Jinja2: the view extra)")
+    group.add_argument(
+        "--human",
+        action="store_true",
+        help="you play a seat in your browser; --bots are your opponents (docs/play.md)",
+    )
+    group.add_argument(
+        "--name",
+        default="you",
+        help="with --human: your name, or several comma-separated for several people at the table;"
+        " each seat is human:NAME (default: %(default)s)",
+    )
+    group.add_argument(
+        "--port", type=port, default=0, help="with --human: port on 127.0.0.1 (default: a free one)"
+    )
+    group.add_argument(
+        "--no-open", action="store_true", help="with --human: print the URL, do not open a browser"
+    )
+    bots_only = p.get_default("func")
+
+    def play(args: argparse.Namespace) -> int:
+        if not args.human:
+            return int(bots_only(args) or 0)
+        from dashboard.table.local import cmd_play_human
+
+        return cmd_play_human(args)
+
+    p.set_defaults(func=play)
 
 
 def port(text: str) -> int:
