@@ -7,11 +7,17 @@ people, ``{"error": …}`` for the API); malformed parameters are 400s.
 Seats' fault details (reasons, exit, stderr) are the operator's alone (:mod:`dashboard.access`):
 ``/signin`` trades the operator token for a session cookie, the API takes it as a Bearer token,
 and wrong credentials are a bare 401 on every route.
+
+With ``SIXNIMMT_PLAY=on``, the Play page (``/play``, :mod:`dashboard.hosted`) runs tables where a
+visitor plays against stored bot versions, and writes the games to the store; off, none of its
+routes exists. Games against people are replayed at ``/human-matches/{id}``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
+import secrets
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import parse_qs
@@ -19,6 +25,7 @@ from urllib.parse import parse_qs
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -26,7 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from dashboard import data, pages, sprtview
+from dashboard import data, hosted, pages, sprtview
 from dashboard.access import (
     ANONYMOUS,
     SESSION_COOKIE,
@@ -39,7 +46,10 @@ from dashboard.access import (
 from dashboard.metrics import MetricsMiddleware, exposition
 from dashboard.pages import SECURITY_HEADERS
 from dashboard.replay import board
+from dashboard.table import handlers as seat_pages
 from referee.rules.errors import TranscriptError
+from referee.settings import Settings
+from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.repo import NotFoundError
 
@@ -47,7 +57,9 @@ PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 LIVE_POLL_MS = 1500
 MAX_FORM_BYTES = 4096
-"""The sign-in form's largest body; a bigger one is a failed sign-in, unread."""
+"""The sign-in and Play forms' largest body; a bigger one is refused, unread."""
+CSRF_COOKIE = "sixnimmt_play_form"
+"""The Play form's anti-forgery cookie: the form must post back the same random value."""
 
 
 class SecurityHeaders:
@@ -167,23 +179,54 @@ def _path_id(request: Request, name: str) -> int:
 # -- the application -------------------------------------------------------------------------
 
 
-def create_app(engine: Engine | None = None, operator_token: str | None = None) -> Starlette:
+async def _form(request: Request, fields: int) -> dict[str, str] | None:
+    """A posted form's fields (the last value of each), or ``None`` for a body over
+    :data:`MAX_FORM_BYTES` or with more than ``fields`` fields."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return None
+    try:
+        form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=fields)
+    except ValueError:  # more fields than the form has
+        return None
+    return {key: values[-1] for key, values in form.items()}
+
+
+def create_app(
+    engine: Engine | None = None, operator_token: str | None = None, settings: Settings | None = None
+) -> Starlette:
     """The dashboard over ``engine`` (default: the configured store, read only); the operator signs
-    in with ``operator_token`` (default: ``SIXNIMMT_DASHBOARD_OPERATOR_TOKEN``; empty: nobody)."""
-    if operator_token is None:
+    in with ``operator_token`` (default: ``SIXNIMMT_DASHBOARD_OPERATOR_TOKEN``; empty: nobody).
+
+    ``settings`` (default: the environment's) switch the Play page on (``play``); its games are
+    written through ``engine`` when one is given (it must then be writable), else through a
+    writable engine on the configured store.
+    """
+    if settings is None:
         from referee.settings import load
 
-        operator_token = load().dashboard_operator_token
+        settings = load()
+    if operator_token is None:
+        operator_token = settings.dashboard_operator_token
     auth = OperatorAuth(operator_token)
     templates = _templates()
     store = data.Store(engine if engine is not None else make_engine(read_only=True))
+    playing = settings.play == "on"
+    writer = (engine if engine is not None else make_engine()) if playing else None
+    tables = hosted.Tables(writer, settings) if writer is not None else None
 
     @contextlib.asynccontextmanager
-    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
+        if tables is not None:
+            await run_in_threadpool(tables.close)
         store.close()
         if engine is None:
             store.engine.dispose()
+            if writer is not None:
+                writer.dispose()
 
     def db() -> data.Store:
         return store
@@ -193,6 +236,7 @@ def create_app(engine: Engine | None = None, operator_token: str | None = None) 
         context.setdefault("title", "")
         context.setdefault("operator", viewer_of(request).operator)
         context.setdefault("signin", auth.enabled)
+        context.setdefault("play", playing)
         context.setdefault(
             "here_url", request.url.path + (f"?{request.url.query}" if request.url.query else "")
         )
@@ -326,17 +370,11 @@ def create_app(engine: Engine | None = None, operator_token: str | None = None) 
         bare 401, the same whatever went wrong (no token configured, a wrong one, another site's
         form, a body too big or malformed)."""
         root = request.scope.get("root_path", "")
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_FORM_BYTES:
-                return signin_page(request, f"{root}/", 401)
-        try:
-            form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
-        except ValueError:  # more fields than the form has
+        form = await _form(request, 4)
+        if form is None:
             return signin_page(request, f"{root}/", 401)
-        target = local_path((form.get("next") or [""])[0], root)
-        if not _same_origin(request) or not auth.token_matches((form.get("token") or [""])[0]):
+        target = local_path(form.get("next", ""), root)
+        if not _same_origin(request) or not auth.token_matches(form.get("token", "")):
             return signin_page(request, target, 401)
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(
@@ -358,6 +396,179 @@ def create_app(engine: Engine | None = None, operator_token: str | None = None) 
         )
         return response
 
+    # -- games against people --
+
+    def human_match_page(request: Request) -> Response:
+        info, replay = data.human_match(db(), _path_id(request, "match_id"), viewer_of(request))
+        seat = _seat_arg(request, replay.players)
+        step = _step_arg(request, replay.steps, min(1, replay.steps))
+        frame = replay.frame(step, seat, info["names"])
+        context = {
+            "title": f"Game against people #{info['id']}",
+            "match": info,
+            "frame": frame,
+            "board": board(frame, info["names"]),
+            "bulls": replay.bulls(),
+            "seat": seat,
+            "step": step,
+            "steps": replay.steps,
+        }
+        return page(request, "people_match.html", context)
+
+    def human_match_api(request: Request) -> Response:
+        info, _ = data.human_match(db(), _path_id(request, "match_id"), viewer_of(request))
+        return JSONResponse({"match": info})
+
+    def human_replay_api(request: Request) -> Response:
+        info, replay = data.human_match(db(), _path_id(request, "match_id"), viewer_of(request))
+        seat = _seat_arg(request, replay.players)
+        if request.query_params.get("step") not in (None, ""):
+            step = _step_arg(request, replay.steps, 0)
+            return JSONResponse({"match": info, "frame": replay.frame(step, seat, info["names"])})
+        frames = [replay.frame(step, seat, info["names"]) for step in range(replay.steps + 1)]
+        return JSONResponse({"match": info, "seat": seat, "frames": frames})
+
+    def human_transcript_api(request: Request) -> Response:
+        body = data.human_transcript(db(), _path_id(request, "match_id"))
+        return Response(body, media_type="application/json")
+
+    # -- the Play page (SIXNIMMT_PLAY=on) --
+
+    def lobby(
+        request: Request, form: dict[str, str] | None = None, error: str | None = None, status: int = 200
+    ) -> Response:
+        assert tables is not None
+        choices = hosted.variants()
+        wanted = (form or {}).get("variant") or request.query_params.get("variant")
+        chosen = next((v for v in choices if v["name"] == wanted), None)
+        if wanted and chosen is None:
+            with contextlib.suppress(hosted.PlayError):
+                chosen = next((v for v in choices if v["name"] == hosted.variant_name(wanted)), None)
+        token = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
+        context = {
+            "title": "Play",
+            "variants": choices,
+            "chosen": chosen,
+            "playable": [v for v in data.playable(db()) if chosen and v["variant"] == chosen["name"]],
+            "csrf": token,
+            "tables": {"playing": tables.playing(), "max": tables.max_tables},
+            "decision_ms": settings.human_decision_ms,
+            "bank_ms": settings.human_bank_ms,
+            "max_opponents": hosted.MAX_OPPONENTS,
+            "error": error,
+            "form": form or {},
+        }
+        response = page(request, "play_lobby.html", context, status)
+        response.set_cookie(
+            CSRF_COOKIE,
+            token,
+            max_age=SESSION_SECONDS,
+            path=f"{request.scope.get('root_path', '')}/play",
+            secure=_https(request),
+            httponly=True,
+            samesite="strict",
+        )
+        return response
+
+    def lobby_page(request: Request) -> Response:
+        return lobby(request)
+
+    def lobby_api(request: Request) -> Response:
+        assert tables is not None
+        return JSONResponse(
+            {
+                "variants": hosted.variants(),
+                "playable": data.playable(db()),
+                "tables": {"playing": tables.playing(), "max": tables.max_tables},
+                "time_control": {
+                    "decision_ms": settings.human_decision_ms,
+                    "bank_ms": settings.human_bank_ms,
+                },
+            }
+        )
+
+    async def sit_down(request: Request) -> Response:
+        """The Play form: a table for the visitor, and off to its page (303); a form from another
+        site, or without this browser's anti-forgery value, is refused (403)."""
+        assert tables is not None
+        form = await _form(request, 40)
+        if form is None:
+            return _error(request, 400, "the form is too large")
+        cookie = request.cookies.get(CSRF_COOKIE, "")
+        sent = form.get("csrf", "")
+        if not (_same_origin(request) and cookie and hmac.compare_digest(cookie.encode(), sent.encode())):
+            return _error(
+                request,
+                403,
+                "this form was not sent from this dashboard's Play page: open the Play page and sit down"
+                " again",
+            )
+        viewer = viewer_of(request)
+        try:
+            entrant = hosted.person_name(form.get("name"))
+            versions = await run_in_threadpool(repo.playable_versions, db().engine)
+            asked = hosted.sitting(form, versions, entrant=entrant, operator=viewer.operator)
+            table = tables.sit(asked, request.scope.get("root_path", ""))
+        except hosted.PlayError as exc:
+            return lobby(request, form, str(exc), 400)
+        except hosted.TablesFull as exc:
+            response = _error(
+                request,
+                429,
+                f"{exc}: every table the dashboard runs at once is taken; try again in a few minutes",
+            )
+            response.headers["retry-after"] = "60"
+            return response
+        root = request.scope.get("root_path", "")
+        return RedirectResponse(f"{root}/play/tables/{table.id}", status_code=303)
+
+    def _table(request: Request) -> hosted.HostedTable:
+        assert tables is not None
+        found = tables.get(request.path_params["table_id"])
+        if found is None:
+            raise HTTPException(
+                404, "no such table (a table's page lives as long as the dashboard that runs it)"
+            )
+        return found
+
+    def _served(answer: tuple[int, str, bytes, dict[str, str]]) -> Response:
+        status, media_type, body, headers = answer
+        return Response(body, status_code=status, media_type=media_type, headers=headers)
+
+    def table_page(request: Request) -> Response:
+        table = _table(request)
+        root = request.scope.get("root_path", "")
+        return _served(
+            seat_pages.page(
+                table.seat,
+                api=f"{root}/play/tables/{table.id}",
+                root=root,
+                layout="base.html",
+                title=f"{table.sitting.entrant} at the table",
+                operator=viewer_of(request).operator,
+                signin=auth.enabled,
+                here_url=request.url.path,
+                play=True,
+            )
+        )
+
+    def table_state(request: Request) -> Response:
+        table = _table(request)
+        query = {key: request.query_params.getlist(key) for key in request.query_params}
+        return _served(seat_pages.state(table.seat, query, request.scope.get("root_path", "")))
+
+    async def table_choose(request: Request) -> Response:
+        table = _table(request)
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > seat_pages.MAX_CHOICE_BYTES:
+                break
+        return _served(seat_pages.choose(table.seat, body, request.headers.get("content-type")))
+
+    def table_api(request: Request) -> Response:
+        return JSONResponse({"table": _table(request).to_json()})
+
     # -- operations --
 
     def healthz(request: Request) -> Response:
@@ -376,7 +587,13 @@ def create_app(engine: Engine | None = None, operator_token: str | None = None) 
     def _error(request: Request, status: int, message: str) -> Response:
         if request.url.path.startswith("/api/") or request.url.path.startswith("/live/fragment"):
             return JSONResponse({"error": message}, status_code=status)
-        titles = {400: "Bad request", 404: "Not found", 405: "Method not allowed"}
+        titles = {
+            400: "Bad request",
+            403: "Forbidden",
+            404: "Not found",
+            405: "Method not allowed",
+            429: "Too many tables",
+        }
         context = {"title": titles.get(status, "Error"), "status": status, "message": message}
         return page(request, "error.html", context, status)
 
@@ -417,10 +634,24 @@ def create_app(engine: Engine | None = None, operator_token: str | None = None) 
         Route("/api/matches/{match_id:int}/replay", replay_api),
         Route("/api/matches/{match_id:int}/transcript", transcript_api),
         Route("/api/live", live_api),
+        Route("/human-matches/{match_id:int}", human_match_page),
+        Route("/api/human-matches/{match_id:int}", human_match_api),
+        Route("/api/human-matches/{match_id:int}/replay", human_replay_api),
+        Route("/api/human-matches/{match_id:int}/transcript", human_transcript_api),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         Mount("/static", StaticFiles(directory=pages.STATIC), name="static"),
     ]
+    if tables is not None:  # SIXNIMMT_PLAY=on: otherwise none of these routes exists (404)
+        routes += [
+            Route("/play", lobby_page, methods=["GET"]),
+            Route("/play", sit_down, methods=["POST"]),
+            Route("/play/tables/{table_id:str}", table_page, methods=["GET"]),
+            Route("/play/tables/{table_id:str}/state", table_state, methods=["GET"]),
+            Route("/play/tables/{table_id:str}/choose", table_choose, methods=["POST"]),
+            Route("/api/play", lobby_api),
+            Route("/api/play/tables/{table_id:str}", table_api),
+        ]
     app = Starlette(
         routes=routes,
         lifespan=lifespan,

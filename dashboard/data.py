@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from dashboard.leaguestats import StatsCache
 from dashboard.replay import Replay, load
 from referee.rules.errors import RulesError
 from referee.rules.registry import make_variant
+from workers.store import repo
 from workers.store.repo import NotFoundError
 
 PLOTTED_LEAGUES = 6
@@ -31,17 +33,17 @@ class ReplayCache:
 
     def __init__(self, size: int = CACHED_REPLAYS) -> None:
         self.size = size
-        self._replays: OrderedDict[int, Replay] = OrderedDict()
+        self._replays: OrderedDict[Hashable, Replay] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, match_id: int) -> Replay | None:
+    def get(self, match_id: Hashable) -> Replay | None:
         with self._lock:
             replay = self._replays.get(match_id)
             if replay is not None:
                 self._replays.move_to_end(match_id)
             return replay
 
-    def put(self, match_id: int, replay: Replay) -> None:
+    def put(self, match_id: Hashable, replay: Replay) -> None:
         with self._lock:
             self._replays[match_id] = replay
             while len(self._replays) > self.size:
@@ -106,6 +108,8 @@ def bot(store: Store, bot_id: int) -> dict[str, Any]:
         info = queries.bot(conn, bot_id)
         entries = queries.bot_leagues(conn, [v["id"] for v in info["versions"]])
         lineups = queries.lineups(conn, sorted({e["league_id"] for e in entries}))
+        people = queries.against_people(conn, info["versions"])
+        people_games = queries.people_games(conn, [v["id"] for v in info["versions"]])
     complete = True
     stats = {}
     for entry in entries:
@@ -134,6 +138,8 @@ def bot(store: Store, bot_id: int) -> dict[str, Any]:
         "opponents": _opponents(entries, stats, lineups),
         "rating_history": histories,
         "complete": complete,
+        "against_people": people,
+        "people_games": people_games,
     }
 
 
@@ -211,17 +217,56 @@ def match(store: Store, match_id: int, viewer: Viewer = ANONYMOUS) -> tuple[dict
         assert body is not None
         replay = load(body)
         store.replays.put(match_id, replay)
+    return _named(info, replay), replay
+
+
+def _named(info: dict[str, Any], replay: Replay) -> dict[str, Any]:
+    """A match's summary with its seats' names in seat order, its variant and steps from ``replay``."""
     names = {s["seat"]: s["label"] for s in info["seats"]}
     info["names"] = [names.get(seat, f"seat {seat}") for seat in range(replay.players)]
     info["variant"] = replay.variant.name  # the transcript's own, which the replay follows
     info["steps"] = replay.steps
-    return info, replay
+    return info
 
 
 def transcript(store: Store, match_id: int) -> str:
     with store.engine.connect() as conn:
         queries.match(conn, match_id)
         return queries.transcript_body(conn, match_id)
+
+
+def human_match(store: Store, match_id: int, viewer: Viewer = ANONYMOUS) -> tuple[dict[str, Any], Replay]:
+    """A game against a person: as :func:`match`, from the tables of games against people."""
+    with store.engine.connect() as conn:
+        info = queries.human_match(conn, match_id)
+        replay = store.replays.get(("people", match_id))
+        body = None if replay is not None else queries.human_transcript_body(conn, match_id)
+    info["seats"] = redact(info["seats"], viewer)
+    if replay is None:
+        assert body is not None
+        replay = load(body)
+        store.replays.put(("people", match_id), replay)
+    return _named(info, replay), replay
+
+
+def human_transcript(store: Store, match_id: int) -> str:
+    with store.engine.connect() as conn:
+        queries.human_match(conn, match_id)
+        return queries.human_transcript_body(conn, match_id)
+
+
+def playable(store: Store) -> list[dict[str, Any]]:
+    """The bot versions a person may sit down against (not retired), as the Play page lists them."""
+    return [
+        {
+            "id": v.id,
+            "bot": v.bot,
+            "version": v.version,
+            "variant": v.variant,
+            "label": f"{v.bot}@{v.version}",
+        }
+        for v in repo.playable_versions(store.engine)
+    ]
 
 
 def live(store: Store, league_id: int | None, viewer: Viewer = ANONYMOUS) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, literal, select
 
+from referee.clikit.stats import t_interval
 from referee.faults import short_reason
 from workers.planning import adaptive, deals
 from workers.play.faults import describe_exit, parse_detail
@@ -24,6 +25,9 @@ from workers.store.schema import (
     blocks,
     bot_versions,
     bots,
+    human_matches,
+    human_seats,
+    human_transcripts,
     league_entrants,
     leagues,
     matches,
@@ -314,24 +318,38 @@ def seats_of(
     With ``detail``, each seat also has its ``fault_detail`` (reasons, process exit, stderr tail);
     lists leave that column unread.
     """
+    return _seats(conn, seat_results, match_ids, detail=detail)
+
+
+def _seats(
+    conn: Connection, table: Any, match_ids: Sequence[int], *, detail: bool = False
+) -> dict[int, list[dict[str, Any]]]:
+    """:func:`seats_of` over ``table``: ``seat_results`` (a league's matches) or ``human_seats``
+    (games against people, where a seat without a bot version is the person's: ``person`` is its
+    seat name, ``human:NAME``)."""
     if not match_ids:
         return {}
-    columns = [c for c in seat_results.c if detail or c.name != "fault_detail"]
+    columns = [c for c in table.c if detail or c.name != "fault_detail"]
     rows = conn.execute(
-        select(*columns)
-        .where(seat_results.c.match_id.in_(list(match_ids)))
-        .order_by(seat_results.c.match_id, seat_results.c.seat)
+        select(*columns).where(table.c.match_id.in_(list(match_ids))).order_by(table.c.match_id, table.c.seat)
     ).all()
-    names = version_labels(conn, (r.bot_version_id for r in rows))
+    names = version_labels(conn, (r.bot_version_id for r in rows if r.bot_version_id is not None))
+    unknown = {"bot_id": None, "bot": "?", "version": None, "label": "?"}
     seats: dict[int, list[dict[str, Any]]] = {}
     for r in rows:
         faults = _faults(r)
+        person = r._mapping.get("person")
+        named = (
+            {"bot_id": None, "bot": None, "version": None, "label": person, "person": person}
+            if person is not None
+            else names.get(r.bot_version_id, unknown)
+        )
         seats.setdefault(r.match_id, []).append(
             {
                 "seat": r.seat,
-                "position": r.position,
+                "position": r._mapping.get("position", r.seat),
                 "bot_version_id": r.bot_version_id,
-                **names.get(r.bot_version_id, {"bot_id": None, "bot": "?", "version": None, "label": "?"}),
+                **named,
                 "score": r.score,
                 "rank": r.rank,
                 "faults": sum(faults.values()),
@@ -633,6 +651,141 @@ def bot_leagues(conn: Connection, version_ids: Sequence[int]) -> list[dict[str, 
         }
         for r in rows
     ]
+
+
+# -- games against people --------------------------------------------------------------------
+
+PEOPLE_GAMES_SHOWN = 20
+"""A bot page's latest games against people (the summary counts them all)."""
+
+
+def _human_json(rows: Sequence[Any], seats: dict[int, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": r.id,
+            "variant": r.variant,
+            "termination": r.termination,
+            "created_at": _when(r.created_at),
+            "seats": seats.get(r.id, []),
+        }
+        for r in rows
+    ]
+
+
+def human_match(conn: Connection, match_id: int) -> dict[str, Any]:
+    """One game against a person with its seats; :class:`NotFoundError` if there is none."""
+    if not 0 < match_id <= MAX_ID:
+        raise NotFoundError(f"no game against people {match_id}")
+    row = conn.execute(select(human_matches).where(human_matches.c.id == match_id)).first()
+    if row is None:
+        raise NotFoundError(f"no game against people {match_id}")
+    seats = _seats(conn, human_seats, [match_id], detail=True)
+    return _human_json([row], seats)[0] | {
+        "seed": int(row.seed),
+        "digest": row.digest,
+        "config": row.config,
+        "people": True,
+    }
+
+
+def human_transcript_body(conn: Connection, match_id: int) -> str:
+    """A game against a person's stored transcript (JSON text)."""
+    body = conn.execute(
+        select(human_transcripts.c.body).where(human_transcripts.c.match_id == match_id)
+    ).scalar()
+    if body is None:
+        raise NotFoundError(f"no transcript for the game against people {match_id}")
+    return str(body)
+
+
+def against_people(conn: Connection, versions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """How each of these bot versions (:func:`bot`'s) did against people: games, mean score with its
+    95% t interval over games (:func:`referee.clikit.stats.t_interval`), faults, and the people's
+    mean score in the same games; versions without such games are left out."""
+    ids = [v["id"] for v in versions]
+    if not ids:
+        return []
+    mine = conn.execute(
+        select(human_seats.c.bot_version_id, human_seats.c.match_id, human_seats.c.score, *_fault_sum())
+        .where(human_seats.c.bot_version_id.in_(ids))
+        .order_by(human_seats.c.bot_version_id, human_seats.c.match_id)
+    ).all()
+    if not mine:
+        return []
+    people = dict(
+        conn.execute(
+            select(human_seats.c.match_id, func.avg(human_seats.c.score))
+            .where(
+                human_seats.c.match_id.in_(sorted({r.match_id for r in mine})),
+                human_seats.c.person.is_not(None),
+            )
+            .group_by(human_seats.c.match_id)
+        ).all()
+    )
+    out = []
+    for version in versions:
+        scores = [r.score for r in mine if r.bot_version_id == version["id"]]
+        if not scores:
+            continue
+        theirs = [
+            float(people[r.match_id])
+            for r in mine
+            if r.bot_version_id == version["id"] and r.match_id in people
+        ]
+        low, high = t_interval([float(score) for score in scores])
+        out.append(
+            {
+                "bot_version_id": version["id"],
+                "version": version["version"],
+                "label": version["label"],
+                "variant": version["variant"],
+                "games": len(scores),
+                "mean_score": sum(scores) / len(scores),
+                "ci_low": low,
+                "ci_high": high,
+                "faults": sum(r.faults for r in mine if r.bot_version_id == version["id"]),
+                "people_mean_score": sum(theirs) / len(theirs) if theirs else None,
+            }
+        )
+    return out
+
+
+def _fault_sum() -> list[Any]:
+    total = sum((human_seats.c[column] for column in FAULT_COLUMNS.values()), literal(0))
+    return [total.label("faults")]
+
+
+def people_games(
+    conn: Connection, version_ids: Sequence[int], limit: int = PEOPLE_GAMES_SHOWN
+) -> list[dict[str, Any]]:
+    """The latest games of these bot versions against people, newest first, with their seats
+    (the (bot_version_id, match_id) index of ``human_seats``)."""
+    if not version_ids:
+        return []
+    ids = (
+        conn.execute(
+            select(human_seats.c.match_id)
+            .where(human_seats.c.bot_version_id.in_(list(version_ids)))
+            .distinct()
+            .order_by(human_seats.c.match_id.desc())
+            .limit(limit)
+        )
+        .scalars()
+        .all()
+    )
+    if not ids:
+        return []
+    rows = conn.execute(
+        select(
+            human_matches.c.id,
+            human_matches.c.variant,
+            human_matches.c.termination,
+            human_matches.c.created_at,
+        )
+        .where(human_matches.c.id.in_(ids))
+        .order_by(human_matches.c.id.desc())
+    ).all()
+    return _human_json(rows, _seats(conn, human_seats, ids))
 
 
 # -- live ------------------------------------------------------------------------------------
