@@ -66,13 +66,15 @@ class Played:
     match: FinishedMatch
     path: Path
     entrants: tuple[str, ...]
+    kept: bool = True
+    """Whether the transcript file stays (``--transcripts DIR``) or goes with the table."""
 
     def to_json(self, base: str = "") -> dict[str, Any]:
         return {
             "game": self.number,
             "match_id": self.match.match_id,
             "status": self.match.status,
-            "file": str(self.path),
+            "file": str(self.path) if self.kept else None,
             "replay": f"{base}/games/{self.number}",
             "digest": self.match.digest,
             "seats": [
@@ -221,7 +223,7 @@ class LocalTable:
         self.viewer.games.append(
             Game(len(self.viewer.games), path, replay, seat_names(transcript.meta, replay.players))
         )
-        played = Played(number, match, path, seating)
+        played = Played(number, match, path, seating, kept=self.transcripts is not None)
         for seat in self.seats:
             seat.tell(replay=f"/games/{number}")
         return played

@@ -1,0 +1,105 @@
+"""A person's seat without a browser: a real referee, real bot processes, and the person playing
+through the seat's handler functions (the same the page calls); the transcripts are verified."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from pathlib import Path
+
+import pytest
+from humankit import checked, local_table, play_through_handlers, seat_actions
+
+from dashboard.table import handlers
+from dashboard.table.seat import SeatError, human_name
+
+
+def test_a_whole_game_through_the_handlers_is_a_verified_transcript_with_the_choices_made(
+    tmp_path: Path,
+) -> None:
+    with local_table(("random", "heuristic"), transcripts=tmp_path) as table:
+        chosen = play_through_handlers(table.seats[0], random.Random(1))
+        (played,) = table.played()
+    transcript = checked(played)
+    assert transcript.meta["seats"] == ["human:ann", "random0", "heuristic1"]
+    assert seat_actions(transcript, 0) == chosen
+    assert len(chosen) >= 4  # four cards, and any row it had to take
+    assert all(not faults for faults in transcript.meta["faults"])
+    state = table.seats[0].state()
+    assert state["status"] == "over" and state["result"]["scores"] == list(transcript.outcome.scores)
+
+
+def test_the_state_is_the_seats_view_with_labelled_options_and_a_clock() -> None:
+    with local_table(("random", "random")) as table:
+        seat = table.seats[0]
+        answer = json.loads(handlers.state(seat, {})[2])
+        while answer["state"]["decision"] is None:
+            answer = json.loads(handlers.state(seat, {"after": [str(answer["state"]["version"])]})[2])
+        state = answer["state"]
+        decision, view = state["decision"], state["view"]
+        assert state["status"] == "deciding" and state["variant"] == "classic" and state["seat"] == 0
+        assert decision["kind"] == "card" and decision["options"] == sorted(view["hand"])
+        assert decision["labels"] == [f"Play {card}" for card in decision["options"]]
+        assert state["clock"]["decision_ms"] == 60_000 and state["clock"]["bank_ms"] == 120_000
+        assert 0 < state["clock"]["decision_left_ms"] <= 60_000
+        assert [len(row) for row in state["board"]["rows"]] == [1, 1, 1, 1]
+        assert state["board"]["costs"] == [sum(state["bulls"][card] for card in row) for row in view["rows"]]
+        assert state["names"] == ["human:ann", "random0", "random1"]
+        html = answer["html"]
+        assert html.count('class="option') == len(decision["options"])
+        # A choice that is not one on offer is refused, and nothing is chosen.
+        wrong = [
+            ({"request_id": decision["request_id"] + 1, "index": 0}, 409, "is not pending"),
+            ({"request_id": decision["request_id"], "index": len(decision["options"])}, 409, "no option"),
+            ({"request_id": decision["request_id"], "index": -1}, 409, "no option"),
+            ({"request_id": decision["request_id"], "index": "0"}, 400, "whole numbers"),
+            ({"request_id": decision["request_id"]}, 400, "whole numbers"),
+        ]
+        for body_json, code, words in wrong:
+            answer = handlers.choose(seat, json.dumps(body_json).encode(), "application/json")
+            assert answer[0] == code and words in json.loads(answer[2])["error"], body_json
+        assert handlers.choose(seat, b"not json", "application/json")[0] == 400
+        assert handlers.choose(seat, b'{"request_id": 1, "index": 0}', "text/plain")[0] == 415
+        assert seat.state()["decision"]["chosen"] is None
+        assert handlers.state(seat, {"after": ["x"]})[0] == 400
+
+
+def test_a_seat_whose_page_is_gone_leaves_with_a_disconnect_fault(tmp_path: Path) -> None:
+    with local_table(("random", "random"), transcripts=tmp_path, human_grace_s=1) as table:
+        seat = table.seats[0]
+        state = seat.wait(None, 0)
+        while state["decision"] is None:  # the page comes once, sees its first decision, and goes
+            state = seat.wait(state["version"], 0.5)
+        (played,) = table.played()
+    transcript = checked(played)
+    assert transcript.meta["faults"][0] == {"disconnect": 1}
+    assert seat_actions(transcript, 0)  # its decisions were played: the referee's defaults
+    assert "your seat left the game" in " ".join(seat.state()["notices"])
+
+
+def test_two_people_at_one_table_each_play_their_own_seat(tmp_path: Path) -> None:
+    with local_table(("random",), people=("human:ann", "human:bob"), transcripts=tmp_path) as table:
+        chosen: dict[int, list] = {}
+        players = [
+            threading.Thread(
+                target=lambda i=i: chosen.__setitem__(
+                    i, play_through_handlers(table.seats[i], random.Random(i))
+                )
+            )
+            for i in range(2)
+        ]
+        for player in players:
+            player.start()
+        for player in players:
+            player.join(240)
+        (played,) = table.played()
+    transcript = checked(played)
+    assert transcript.meta["seats"] == ["human:ann", "human:bob", "random0"]
+    assert seat_actions(transcript, 0) == chosen[0] and seat_actions(transcript, 1) == chosen[1]
+
+
+@pytest.mark.parametrize("name", ["", " ", "a,b", "x" * 33, "tab\there"])
+def test_a_bad_name_is_refused(name: str) -> None:
+    with pytest.raises(SeatError, match="printable characters"):
+        human_name(name)
