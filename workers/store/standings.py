@@ -21,9 +21,15 @@ else, by the code paths that store results:
 A read never writes: :func:`compute` fits any method and confidence for display and stores
 nothing, so ``league standings --method pl`` cannot replace the headline table.
 
-Two writers may recompute at once; each stores its table only if it covers at least as many
-seat results as the stored one (the league's row locked while it compares), so an older fit never
-replaces a newer one.
+One process looks at a league's table at a time (PostgreSQL: a transaction-scoped advisory lock on
+the league, :func:`refit_turn`, held while it counts what the table covers and refits it). After a
+block, a process that finds another one looking skips its look (that one is bringing the table up
+to date); at a round's end it waits its turn and then looks, so the table is complete when a round
+or the league is. Without it every worker process that stored a block refitted the same league's
+table at once, the largest share of a busy store's time (docs/capacity.md). SQLite has no such
+lock and needs none for correctness: two writers may still recompute at once there, and each
+stores its table only if it covers at least as many seat results as the stored one (the league's
+row locked while it compares), so an older fit never replaces a newer one.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine, func, insert, select
@@ -50,6 +58,9 @@ CONFIDENCE = 0.95
 """The confidence of the stored table's intervals and "told apart" marks."""
 STALE_PARTS = 20
 """After a block, the table is recomputed once the results it lacks are 1/STALE_PARTS of those stored."""
+REFIT_LOCK = 0x5E7A_7AB1
+"""The first key of the advisory lock a process holds while it looks at a league's table (the
+second is the league's id): PostgreSQL's two-key advisory locks, a namespace of their own."""
 
 
 def compute(
@@ -123,26 +134,52 @@ def block_stored(engine: Engine, league_id: int, *, every_s: float | None = None
     if now - _looked.get(key, -math.inf) < every_s:
         return False
     _looked[key] = now
-    return results_stored(engine, league_id)
+    return results_stored(engine, league_id, wait=False)
 
 
-def results_stored(engine: Engine, league_id: int) -> bool:
+def results_stored(engine: Engine, league_id: int, *, wait: bool = True) -> bool:
     """After results of the league are stored (a block, or at a round's end): recompute the
-    table if it has fallen behind (see the module docstring). Never raises: the results are
-    stored whatever happens here, and the next block or round's end recomputes. Returns
-    whether a table was stored."""
+    table if it has fallen behind (see the module docstring), in this process's turn
+    (:func:`refit_turn`): ``wait`` for it (a round's end), or skip if another process is
+    looking at the league's table now (after a block). Never raises: the results are stored
+    whatever happens here, and the next block or round's end recomputes. Returns whether a
+    table was stored."""
     try:
-        seen = coverage(engine, league_id)
-        behind = seen["results"] - seen["covered"]
-        if not seen["results"] or (seen["method"] == HEADLINE and behind <= 0):
-            return False
-        stale = seen["method"] != HEADLINE or seen["left"] == 0 or behind * STALE_PARTS >= seen["results"]
-        if not stale:
-            return False
-        return refresh(engine, repo.league_by_id(engine, league_id), force=True)
+        with refit_turn(engine, league_id, wait=wait) as turn:
+            if not turn:
+                return False
+            seen = coverage(engine, league_id)
+            behind = seen["results"] - seen["covered"]
+            if not seen["results"] or (seen["method"] == HEADLINE and behind <= 0):
+                return False
+            stale = seen["method"] != HEADLINE or seen["left"] == 0 or behind * STALE_PARTS >= seen["results"]
+            if not stale:
+                return False
+            return refresh(engine, repo.league_by_id(engine, league_id), force=True)
     except Exception:
         log.exception("the standings of league %s were not recomputed", league_id)
         return False
+
+
+@contextmanager
+def refit_turn(engine: Engine, league_id: int, *, wait: bool) -> Iterator[bool]:
+    """Whether this process may look at the league's table now, held until the block ends.
+
+    On PostgreSQL a transaction-scoped advisory lock on (:data:`REFIT_LOCK`, the league) taken on
+    a connection of its own and held while the caller counts and refits: one process at a time
+    per league across every worker. ``wait``: wait for it (``True``); else ``False`` at once if
+    another process holds it. Transaction-scoped, so it works behind PgBouncer's transaction
+    pooling and goes with the connection if the process dies. SQLite: always ``True`` (no
+    such lock; its writers already take turns, and :func:`_store` keeps the newer table)."""
+    if engine.dialect.name != "postgresql":
+        yield True
+        return
+    with engine.begin() as conn:
+        if wait:
+            conn.execute(select(func.pg_advisory_xact_lock(REFIT_LOCK, league_id)))
+            yield True
+        else:
+            yield bool(conn.execute(select(func.pg_try_advisory_xact_lock(REFIT_LOCK, league_id))).scalar())
 
 
 def _store(engine: Engine, league_id: int, rows: list[dict[str, Any]]) -> bool:
