@@ -399,7 +399,7 @@ def create_app(
     # -- games against people --
 
     def human_match_page(request: Request) -> Response:
-        info, replay = data.human_match(db(), _path_id(request, "match_id"), viewer_of(request))
+        info, replay = data.human_match(db(), _path_id(request, "human_match_id"), viewer_of(request))
         seat = _seat_arg(request, replay.players)
         step = _step_arg(request, replay.steps, min(1, replay.steps))
         frame = replay.frame(step, seat, info["names"])
@@ -416,11 +416,11 @@ def create_app(
         return page(request, "people_match.html", context)
 
     def human_match_api(request: Request) -> Response:
-        info, _ = data.human_match(db(), _path_id(request, "match_id"), viewer_of(request))
+        info, _ = data.human_match(db(), _path_id(request, "human_match_id"), viewer_of(request))
         return JSONResponse({"match": info})
 
     def human_replay_api(request: Request) -> Response:
-        info, replay = data.human_match(db(), _path_id(request, "match_id"), viewer_of(request))
+        info, replay = data.human_match(db(), _path_id(request, "human_match_id"), viewer_of(request))
         seat = _seat_arg(request, replay.players)
         if request.query_params.get("step") not in (None, ""):
             step = _step_arg(request, replay.steps, 0)
@@ -429,7 +429,7 @@ def create_app(
         return JSONResponse({"match": info, "seat": seat, "frames": frames})
 
     def human_transcript_api(request: Request) -> Response:
-        body = data.human_transcript(db(), _path_id(request, "match_id"))
+        body = data.human_transcript(db(), _path_id(request, "human_match_id"))
         return Response(body, media_type="application/json")
 
     # -- the Play page (SIXNIMMT_PLAY=on) --
@@ -634,10 +634,10 @@ def create_app(
         Route("/api/matches/{match_id:int}/replay", replay_api),
         Route("/api/matches/{match_id:int}/transcript", transcript_api),
         Route("/api/live", live_api),
-        Route("/human-matches/{match_id:int}", human_match_page),
-        Route("/api/human-matches/{match_id:int}", human_match_api),
-        Route("/api/human-matches/{match_id:int}/replay", human_replay_api),
-        Route("/api/human-matches/{match_id:int}/transcript", human_transcript_api),
+        Route("/human-matches/{human_match_id:int}", human_match_page),
+        Route("/api/human-matches/{human_match_id:int}", human_match_api),
+        Route("/api/human-matches/{human_match_id:int}/replay", human_replay_api),
+        Route("/api/human-matches/{human_match_id:int}/transcript", human_transcript_api),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         Mount("/static", StaticFiles(directory=pages.STATIC), name="static"),

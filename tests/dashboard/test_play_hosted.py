@@ -1,0 +1,293 @@
+"""The dashboard's Play page (dashboard/hosted.py) through its routes, on SQLite and on PostgreSQL.
+
+A real store holds a small played league (sandboxed bots over gRPC, ``run_local``), a retired
+version and a bot of another variant. With ``SIXNIMMT_PLAY=on`` a guest sits down against two
+stored versions, plays a whole game through the seat's routes (the page's long poll and its
+choices), and the game is stored as a game against people: its transcript verifies, its replay
+and its API answer, the bots' pages count it, and no league's standings or match lists do. Off,
+no Play route exists. Forged forms, bad input and the table limit are refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, func, select
+from starlette.testclient import TestClient
+from testkit import migrated_store
+
+from dashboard.app import create_app
+from referee.rules.transcript import Transcript, verify
+from referee.settings import Settings, load
+from workers import league as leagues
+from workers.store import repo
+from workers.store.schema import human_matches, matches, seat_results
+
+BOTS = ["random", "lowest", "heuristic"]
+SMALL = {"o.hands": "1", "o.hand_size": "3", "o.target": "none"}
+"""A one-hand classic game of three cards each: a few decisions."""
+
+
+@dataclass(frozen=True)
+class Stored:
+    engine: Engine
+    league: repo.League
+    versions: dict[str, repo.BotVersion]
+    """Reference bot name → its stored version (``classic/NAME``)."""
+    retired: repo.BotVersion
+    junior: repo.BotVersion
+
+
+def fill(engine: Engine) -> Stored:
+    """A played classic league of three reference bots, a retired version and a Junior bot."""
+    league = leagues.create(
+        engine, "people-apart", BOTS, table_size=3, deals=1, seed=3, config={"hands": 1, "target": None}
+    )
+    assert leagues.run_local(engine, league, processes=1) == {"stored": 1}
+    leagues.standings(engine, league)
+    versions = {name: repo.find_version(engine, f"classic/{name}") for name in BOTS}
+    code = b"print('never played')\n"
+    retired, _ = repo.add_bot_version(
+        engine, "old-timer", code, hashlib.sha256(code).hexdigest(), "bot.py", "classic"
+    )
+    repo.set_retired(engine, "old-timer@1", True)
+    kid, _ = repo.add_bot_version(
+        engine, "kid", code, hashlib.sha256(code).hexdigest(), "bot.py", "junior-basic"
+    )
+    return Stored(engine, repo.league_by_id(engine, league.id), versions, retired, kid)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def stored(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stored]:
+    with migrated_store(request.param, tmp_path_factory.mktemp("play"), "sixnimmt_play") as engine:
+        yield fill(engine)
+
+
+def play_settings(**more: str) -> Settings:
+    return load({"SIXNIMMT_PLAY": "on", **{f"SIXNIMMT_{k.upper()}": v for k, v in more.items()}})
+
+
+def lobby_form(client: TestClient, variant: str = "classic") -> tuple[str, list[str]]:
+    """The Play page's anti-forgery value and its first opponent slot's choices (version ids)."""
+    page = client.get(f"/play?variant={variant}")
+    assert page.status_code == 200
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert csrf is not None
+    slot = re.search(r'<select name="opponent1".*?</select>', page.text, re.S)
+    assert slot is not None
+    return csrf.group(1), re.findall(r'<option value="(\d+)"', slot.group(0))
+
+
+def sit(client: TestClient, versions: list[repo.BotVersion], name: str = "Ada", **extra: str) -> Any:
+    csrf, _ = lobby_form(client)
+    form = {"csrf": csrf, "variant": "classic", "name": name, **SMALL, **extra}
+    form |= {f"opponent{i}": str(v.id) for i, v in enumerate(versions, 1)}
+    return client.post("/play", data=form, follow_redirects=False)
+
+
+def play_through(
+    client: TestClient, table: str, pick: Callable[[dict[str, Any]], int] = lambda d: 0
+) -> dict[str, Any]:
+    """Follow the table's state (the page's long poll) and answer each decision with ``pick``,
+    until the game is stored (the state names its replay); the last state."""
+    after = None
+    for _ in range(500):
+        query = "" if after is None else f"?after={after}&wait=10"
+        state = client.get(f"{table}/state{query}").json()["state"]
+        after = state["version"]
+        assert not state.get("failed"), state["failed"]
+        if state.get("replay"):
+            return state
+        decision = state["decision"]
+        if decision and decision["chosen"] is None:
+            answer = client.post(
+                f"{table}/choose", json={"request_id": decision["request_id"], "index": pick(decision)}
+            )
+            assert answer.status_code == 200, answer.text
+    raise AssertionError("the game did not end")
+
+
+def counts(engine: Engine) -> tuple[int, int, int]:
+    with engine.connect() as conn:
+        return (
+            conn.execute(select(func.count()).select_from(matches)).scalar_one(),
+            conn.execute(select(func.count()).select_from(seat_results)).scalar_one(),
+            conn.execute(select(func.count()).select_from(human_matches)).scalar_one(),
+        )
+
+
+def test_a_guest_plays_a_whole_game_stored_apart_from_every_league(stored: Stored) -> None:
+    heuristic, lowest = stored.versions["heuristic"], stored.versions["lowest"]
+    before = counts(stored.engine)
+    app = create_app(stored.engine, "", play_settings())
+    with TestClient(app) as client:
+        league_before = client.get(f"/api/leagues/{stored.league.id}").json()
+        _, offered = lobby_form(client)
+        # Opponents: the stored classic versions not retired; not the retired one, not Junior's.
+        assert set(offered) == {str(v.id) for v in stored.versions.values()}
+        assert str(stored.retired.id) not in offered and str(stored.junior.id) not in offered
+
+        sat = sit(client, [heuristic, lowest], name="Ada <b>Lovelace</b>")
+        assert sat.status_code == 303
+        table = sat.headers["location"]
+        assert re.fullmatch(r"/play/tables/[\w-]{20,}", table)
+        page = client.get(table)
+        assert page.status_code == 200
+        assert "human:Ada &lt;b&gt;Lovelace&lt;/b&gt;" in page.text and "<b>Lovelace" not in page.text
+        chosen: list[int] = []
+
+        def last_option(decision: dict[str, Any]) -> int:
+            chosen.append(len(decision["options"]) - 1)
+            return chosen[-1]
+
+        state = play_through(client, table, last_option)
+        match_id = state["match_id"]
+        assert state["replay"] == f"/human-matches/{match_id}"
+        assert chosen, "the person was never asked"
+
+        info = client.get(f"/api/human-matches/{match_id}").json()["match"]
+        assert info["names"] == ["human:Ada <b>Lovelace</b>", "classic/heuristic@1", "classic/lowest@1"]
+        assert [s["bot_version_id"] for s in info["seats"]] == [None, heuristic.id, lowest.id]
+        assert info["config"] == {"hands": 1, "hand_size": 3, "target": None, "players": 3}
+        body = client.get(f"/api/human-matches/{match_id}/transcript").json()
+        transcript = Transcript.from_json(body)
+        outcome = verify(transcript)
+        assert transcript.digest() == info["digest"]
+        assert list(outcome.scores) == [s["score"] for s in info["seats"]]
+        assert body["meta"]["seats"][0] == "human:Ada <b>Lovelace</b>"
+        # The person's actions are the options picked, in order.
+        mine = [action for step in transcript.steps for seat, action in step if seat == 0]
+        assert len(mine) == len(chosen)
+
+        replay = client.get(f"/human-matches/{match_id}")
+        assert replay.status_code == 200 and "Lovelace</b>" not in replay.text
+        for step in range(info["steps"] + 1):
+            assert client.get(f"/human-matches/{match_id}?step={step}&seat=0").status_code == 200
+        frames = client.get(f"/api/human-matches/{match_id}/replay?seat=1").json()["frames"]
+        assert len(frames) == info["steps"] + 1
+
+        # The bots' pages count it, with a link to its replay.
+        bot = client.get(f"/api/bots/{info['seats'][1]['bot_id']}").json()
+        (row,) = bot["against_people"]
+        assert (row["games"], row["mean_score"]) == (1, info["seats"][1]["score"])
+        assert row["ci_low"] is None  # one game: no interval
+        assert [g["id"] for g in bot["people_games"]] == [match_id]
+        html = client.get(f"/bots/{info['seats'][1]['bot_id']}").text
+        assert f'href="/human-matches/{match_id}"' in html
+
+        # No league sees it: its table, its match lists, the bots' league match lists.
+        assert client.get(f"/api/leagues/{stored.league.id}").json() == league_before
+        for name in ("heuristic", "lowest"):
+            version = stored.versions[name]
+            listed = client.get(
+                f"/api/bots/{info['seats'][1 if name == 'heuristic' else 2]['bot_id']}/matches"
+            )
+            assert all(m["league_id"] == stored.league.id for m in listed.json()["matches"]), version
+    after = counts(stored.engine)
+    assert after[:2] == before[:2] and after[2] == before[2] + 1
+
+
+def test_the_play_page_is_off_unless_switched_on(stored: Stored) -> None:
+    app = create_app(stored.engine, "", load({}))
+    with TestClient(app) as client:
+        for path in (
+            "/play",
+            "/play?variant=classic",
+            "/api/play",
+            "/play/tables/abc",
+            "/play/tables/abc/state",
+        ):
+            assert client.get(path).status_code == 404, path
+        assert client.post("/play", data={"variant": "classic"}).status_code in (404, 405)
+        assert client.post("/play/tables/abc/choose", json={"request_id": 1, "index": 0}).status_code in (
+            404,
+            405,
+        )
+        assert 'id="nav-play"' not in client.get("/").text
+    assert not any("/play" in getattr(route, "path", "") for route in app.routes)
+    with TestClient(create_app(stored.engine, "", play_settings())) as client:
+        assert 'id="nav-play"' in client.get("/").text
+
+
+def test_a_form_from_elsewhere_is_refused_and_starts_nothing(stored: Stored) -> None:
+    version = stored.versions["random"]
+    before = counts(stored.engine)
+    app = create_app(stored.engine, "", play_settings())
+    with TestClient(app) as client:
+        csrf, _ = lobby_form(client)
+        form = {"variant": "classic", "name": "Eve", "opponent1": str(version.id), **SMALL}
+        assert client.post("/play", data=form, follow_redirects=False).status_code == 403  # no value
+        wrong = client.post("/play", data=form | {"csrf": csrf + "x"}, follow_redirects=False)
+        assert wrong.status_code == 403 and "Play page" in wrong.text
+        other_site = client.post(
+            "/play",
+            data=form | {"csrf": csrf},
+            headers={"origin": "https://evil.example"},
+            follow_redirects=False,
+        )
+        assert other_site.status_code == 403
+        client.cookies.clear()  # a page of another site: the browser sends no SameSite=Strict cookie
+        assert client.post("/play", data=form | {"csrf": csrf}, follow_redirects=False).status_code == 403
+        assert client.get("/api/play").json()["tables"]["playing"] == 0
+    assert counts(stored.engine) == before
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"variant": "no-such-game"}, "unsupported variant"),
+        ({"opponent1": ""}, "at least one opponent"),
+        ({"name": "   "}, "name"),
+        ({"name": "a, b"}, "name"),
+        ({"o.hand_size": "0"}, "hand_size"),
+        ({"o.players": "5"}, "no option"),
+        ({"o.colour": "red"}, "no option"),
+        ({"opponent1": "999999"}, "no such bot version"),
+    ],
+)
+def test_bad_choices_are_a_400_saying_why(stored: Stored, change: dict[str, str], says: str) -> None:
+    version = stored.versions["random"]
+    app = create_app(stored.engine, "", play_settings())
+    with TestClient(app) as client:
+        csrf, _ = lobby_form(client)
+        form = {
+            "csrf": csrf,
+            "variant": "classic",
+            "name": "Bob",
+            "opponent1": str(version.id),
+            **SMALL,
+        } | change
+        answer = client.post("/play", data=form, follow_redirects=False)
+        assert answer.status_code == 400
+        assert says in answer.text
+        assert client.get("/api/play").json()["tables"]["playing"] == 0
+
+
+def test_retired_and_other_variants_versions_are_refused(stored: Stored) -> None:
+    app = create_app(stored.engine, "", play_settings())
+    with TestClient(app) as client:
+        for version, says in ((stored.retired, "no such bot version"), (stored.junior, "plays junior-basic")):
+            answer = sit(client, [version])
+            assert answer.status_code == 400 and says in answer.text
+
+
+def test_over_the_limit_of_tables_a_clear_429(stored: Stored) -> None:
+    version = stored.versions["lowest"]
+    app = create_app(stored.engine, "", play_settings(play_max_tables="1"))
+    with TestClient(app) as client:
+        first = sit(client, [version])
+        assert first.status_code == 303
+        second = sit(client, [version], name="Bob")
+        assert second.status_code == 429
+        assert second.headers["retry-after"] == "60"
+        assert "tables" in second.text and "try again" in second.text
+        assert client.get("/api/play").json()["tables"] == {"playing": 1, "max": 1}
+        play_through(client, first.headers["location"])
+        again = sit(client, [version], name="Bob")
+        assert again.status_code == 303
+        play_through(client, again.headers["location"])
