@@ -201,8 +201,7 @@ def create_app(
     in with ``operator_token`` (default: ``SIXNIMMT_DASHBOARD_OPERATOR_TOKEN``; empty: nobody).
 
     ``settings`` (default: the environment's) switch the Play page on (``play``); its games are
-    written through ``engine`` when one is given (it must then be writable), else through a
-    writable engine on the configured store.
+    written through an engine of their own on the same store (``engine`` reads only).
     """
     if settings is None:
         from referee.settings import load
@@ -214,7 +213,9 @@ def create_app(
     templates = _templates()
     store = data.Store(engine if engine is not None else make_engine(read_only=True))
     playing = settings.play == "on"
-    writer = (engine if engine is not None else make_engine()) if playing else None
+    writer = None
+    if playing:  # the one writer of the dashboard: games against people
+        writer = make_engine(store.engine.url.render_as_string(hide_password=False))
     tables = hosted.Tables(writer, settings) if writer is not None else None
 
     @contextlib.asynccontextmanager
@@ -225,8 +226,8 @@ def create_app(
         store.close()
         if engine is None:
             store.engine.dispose()
-            if writer is not None:
-                writer.dispose()
+        if writer is not None:
+            writer.dispose()
 
     def db() -> data.Store:
         return store
