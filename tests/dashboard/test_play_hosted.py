@@ -14,18 +14,24 @@ import hashlib
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, event, func, select
 from starlette.testclient import TestClient
 from testkit import migrated_store
 
+from bot_sdk.bots import reference_bot
+from bot_sdk.play import play_match
 from dashboard.app import create_app
+from referee.rules.registry import make_variant
 from referee.rules.transcript import Transcript, verify
 from referee.settings import Settings, load
 from workers import league as leagues
 from workers.store import repo
+from workers.store.engine import make_engine
+from workers.store.migrate import upgrade
 from workers.store.schema import human_matches, matches, seat_results
 
 BOTS = ["random", "lowest", "heuristic"]
@@ -291,3 +297,81 @@ def test_over_the_limit_of_tables_a_clear_429(stored: Stored) -> None:
         again = sit(client, [version], name="Bob")
         assert again.status_code == 303
         play_through(client, again.headers["location"])
+
+
+PEOPLE_TABLES = ("human_matches", "human_seats", "human_transcripts")
+
+
+def test_the_pages_of_games_against_people_are_index_backed(tmp_path: Path) -> None:
+    """A bot's page and a game's page read games against people through their indexes: SQLite's
+    plan never scans their tables, however many games are stored."""
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    writer = make_engine(url)
+    upgrade(writer)
+    code = b"x = 1\n"
+    versions = [
+        repo.add_bot_version(
+            writer,
+            name,
+            code + name.encode(),
+            hashlib.sha256(code + name.encode()).hexdigest(),
+            "bot.py",
+            "classic",
+        )[0]
+        for name in ("alpha", "beta", "gamma")
+    ]
+    variant = make_variant("classic", {"players": 3, "hands": 1, "hand_size": 3, "target": None})
+    game = play_match(
+        variant, [reference_bot("classic", "random")] * 3, 5, names=["human:x", "alpha@1", "beta@1"]
+    )
+    transcript, digest = game.transcript.json_and_digest()
+    scores, ranks = game.outcome.scores, game.outcome.ranks
+    for number in range(300):
+        a, b = versions[number % 3], versions[(number + 1) % 3]
+        seats = [
+            repo.HumanSeat(0, None, "human:x", scores[0], ranks[0], {}),
+            repo.HumanSeat(1, a.id, None, scores[1], ranks[1], {}),
+            repo.HumanSeat(2, b.id, None, scores[2], ranks[2], {}),
+        ]
+        repo.record_human_match(
+            writer,
+            repo.HumanMatch("classic", variant.config_json(), 5, digest, "hands_played", seats, transcript),
+        )
+    writer.dispose()
+    engine = make_engine(url, read_only=True)
+    statements: list[tuple[str, Any]] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def record(
+        conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
+    ) -> None:
+        statements.append((statement, parameters))
+
+    bot_id = versions[1].id  # one version a bot: the version's id is its bot's
+    with TestClient(create_app(engine)) as client:
+        shown = client.get(f"/api/bots/{bot_id}").json()
+        assert shown["against_people"][0]["games"] == 200
+        assert len(shown["people_games"]) == 20
+        assert client.get("/human-matches/123?step=2&seat=0").status_code == 200
+        assert client.get("/api/human-matches/123").json()["match"]["digest"] == digest
+    raw = engine.raw_connection()
+    try:
+        plans = [
+            (
+                statement,
+                [
+                    row[-1]
+                    for row in raw.cursor().execute("EXPLAIN QUERY PLAN " + statement, parameters or ())
+                ],
+            )
+            for statement, parameters in statements
+            if statement.lstrip().upper().startswith("SELECT") and "human_" in statement
+        ]
+    finally:
+        raw.close()
+        engine.dispose()
+    assert len(plans) >= 3
+    for statement, details in plans:
+        for detail in details:
+            found = re.match(r"SCAN (\w+)", detail)
+            assert not (found and found.group(1) in PEOPLE_TABLES), (detail, statement)

@@ -50,7 +50,7 @@ def _game(versions: list[repo.BotVersion], person: str = "Ada") -> repo.HumanMat
         "seed": 7,
         "meta": {"seats": [f"human:{person}", *[v.bot for v in versions]]},
     }
-    seats = [repo.HumanSeat(0, None, person, 12, 1, {"timeout": 1}, defaulted=1)]
+    seats = [repo.HumanSeat(0, None, f"human:{person}", 12, 1, {"timeout": 1}, defaulted=1)]
     seats += [
         repo.HumanSeat(i + 1, v.id, None, 20 + i, 2 + i, {}, think_ms=5) for i, v in enumerate(versions)
     ]
@@ -76,7 +76,7 @@ def test_a_game_against_a_person_is_stored_whole_and_apart_from_the_leagues(engi
         False,
     )
     assert [(s.seat, s.bot_version_id, s.person, s.score, s.rank) for s in seats] == [
-        (0, None, "Ada", 12, 1),
+        (0, None, "human:Ada", 12, 1),
         (1, a.id, None, 20, 2),
         (2, b.id, None, 21, 3),
     ]
@@ -140,3 +140,19 @@ def test_migration_0010_upgrades_a_postgresql_store_made_at_0009() -> None:
         store.dispose()
         with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_migration_0010_goes_down_and_up(engine: Engine) -> None:
+    from alembic import command
+
+    from workers.store.migrate import alembic_config
+
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0009")
+    assert not {"human_matches", "human_seats", "human_transcripts"} & set(inspect(engine).get_table_names())
+    upgrade(engine)
+    assert {"human_matches", "human_seats", "human_transcripts"} <= set(inspect(engine).get_table_names())
+    with engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), metadata) == []
