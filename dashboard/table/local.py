@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -200,6 +202,7 @@ class LocalTable:
             bank_ms=self.settings.human_bank_ms,
         )
         processes: dict[str, BotProcess] = {}
+        grace = 0.0  # an interrupted game: its bots have nothing left to finish
         try:
             for entrant, spec in self.bots.items():
                 processes[entrant] = spawn_bot(
@@ -210,11 +213,12 @@ class LocalTable:
                 seat.tell(game=number + 1, replay=None)
                 runners.append(seat.play(client.address, tokens[seat.entrant]))
             match = _result(client, match_id)
+            grace = GOODBYE_GRACE_S
             for runner in runners:
                 runner.join(GOODBYE_GRACE_S)
         finally:
             for process in processes.values():
-                stop_bot(process, GOODBYE_GRACE_S, None)
+                stop_bot(process, grace, None)
         path = directory / f"game-{number:04d}.json"
         path.write_text(json.dumps(match.transcript))
         transcript = Transcript.from_json(match.transcript)
@@ -265,6 +269,12 @@ def serve(
         server_version = "sixnimmt-play"
         protocol_version = "HTTP/1.1"
 
+        def setup(self) -> None:
+            super().setup()
+            # Headers and body leave in two writes: without this, Nagle's algorithm holds the
+            # body until the browser's delayed ACK (40 ms) on a kept-alive connection.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
         def do_GET(self) -> None:
             self._answer("GET", b"")
 
@@ -311,6 +321,10 @@ def serve(
 # -- the command --------------------------------------------------------------------------------
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def table_of(args: Any) -> LocalTable:
     """The table the command line asks for, checked before anything starts: the variant and its
     options, the number of seats, every bot loadable, the people's names."""
@@ -351,6 +365,8 @@ def cmd_play_human(args: Any, opener: Callable[[str], bool] = webbrowser.open) -
     and the replays until the pages are gone."""
     table = table_of(args)
     url = table.serve(args.port)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)  # stopped as by Ctrl-C: the bots and seats end too
     seats = [{"name": seat.entrant, "url": table.seat_url(i)} for i, seat in enumerate(table.seats)]
     start = url if len(seats) > 1 else seats[0]["url"]
     if args.json:
