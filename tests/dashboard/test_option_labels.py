@@ -177,6 +177,9 @@ def test_a_plugin_games_options_get_generic_distinct_labels() -> None:
     assert len(set(labels)) == 3 and all(labels)
     view = {"decision": {"kind": "action_card"}}
     assert option_labels("no-such-variant", view, [(), (4, 2)], NAMES) == ["Pass", "Card 4 on 2"]
+    view = {"decision": {"kind": "cards"}}  # two options that would read the same
+    labels = option_labels("no-such-variant", view, [(3,), 3, (4, 5)], NAMES)
+    assert labels == ["Play 3 [[3]]", "Play 3 [3]", "Play 4 and 5"]
 
 
 def frame_of(variant: str, seat: int, view: dict[str, Any]) -> dict[str, Any]:
