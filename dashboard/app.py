@@ -568,7 +568,10 @@ def create_app(
         return _served(seat_pages.choose(table.seat, body, request.headers.get("content-type")))
 
     def table_api(request: Request) -> Response:
-        return JSONResponse({"table": _table(request).to_json()})
+        shown = _table(request).to_json()
+        if not viewer_of(request).may_read_errors():  # it can name paths and hosts, as a block's can
+            shown["error_hidden"], shown["error"] = shown["error"] is not None, None
+        return JSONResponse({"table": shown})
 
     # -- operations --
 

@@ -274,8 +274,9 @@ class Tables:
             log.exception("table %s failed", table.id[:6])
             table.error = f"{type(exc).__name__}: {exc}"
             table.status = "failed"
-            table.seat.tell(failed=table.error)
-            table.seat.leave("the table failed")
+            table.seat.leave(
+                "the table could not be played (the dashboard's log says why); sit down again later"
+            )
 
 
 def play_table(

@@ -10,6 +10,7 @@ no Play route exists. Forged forms, bad input and the table limit are refused.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from collections.abc import Callable, Iterator
@@ -106,7 +107,7 @@ def play_through(
         query = "" if after is None else f"?after={after}&wait=10"
         state = client.get(f"{table}/state{query}").json()["state"]
         after = state["version"]
-        assert not state.get("failed"), state["failed"]
+        assert state["status"] != "ended", f"the person's seat left the game: {state['notices']}"
         if state.get("replay"):
             return state
         decision = state["decision"]
@@ -375,3 +376,38 @@ def test_the_pages_of_games_against_people_are_index_backed(tmp_path: Path) -> N
         for detail in details:
             found = re.match(r"SCAN (\w+)", detail)
             assert not (found and found.group(1) in PEOPLE_TABLES), (detail, statement)
+
+
+def test_a_table_that_cannot_be_played_says_so_and_stores_nothing(stored: Stored, tmp_path: Path) -> None:
+    """A stored version whose code does not unpack (not an archive the store would make): the table
+    fails, the person's page says the seat left, the error is the operator's, nothing is stored."""
+    code = b"not a bot archive\n"
+    broken, _ = repo.add_bot_version(
+        stored.engine, "broken", code, hashlib.sha256(code).hexdigest(), "bot.py", "classic"
+    )
+    before = counts(stored.engine)
+    app = create_app(stored.engine, "operator-token-0123456789", play_settings())
+    with TestClient(app) as client, retired_after(stored.engine, "broken@1"):
+        sat = sit(client, [broken])
+        assert sat.status_code == 303
+        table = sat.headers["location"]
+        state = client.get(f"{table}/state").json()["state"]
+        while state["status"] != "ended":
+            state = client.get(f"{table}/state?after={state['version']}&wait=10").json()["state"]
+        assert any("could not be played" in notice for notice in state["notices"])
+        api = "/api" + table
+        shown = client.get(api).json()["table"]
+        assert (shown["status"], shown["error"], shown["error_hidden"]) == ("failed", None, True)
+        operator = client.get(api, headers={"authorization": "Bearer operator-token-0123456789"}).json()
+        assert "artifact" in operator["table"]["error"]
+        assert client.get("/api/play").json()["tables"]["playing"] == 0
+    assert counts(stored.engine) == before
+
+
+@contextlib.contextmanager
+def retired_after(engine: Engine, ref: str) -> Iterator[None]:
+    """Retire ``ref`` when done: the other tests of the module offer only the league's versions."""
+    try:
+        yield
+    finally:
+        repo.set_retired(engine, ref, True)
