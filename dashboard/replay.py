@@ -277,13 +277,18 @@ def _hidden(view: dict[str, Any] | None) -> list[Any] | None:
 
 
 def row_costs(variant: str, view: Mapping[str, Any]) -> list[int | None] | None:
-    """Per row of ``view``, what the seat would take if it took that row now (the bull heads of its
-    cards in classic and the anniversary edition), from the view alone; None for a game whose
-    rows cost nothing of the kind (its replay module has no ``costs`` hook)."""
+    """Per row of ``view``, what the seat would take if it took that row now, from the view alone:
+    the bull heads of its cards in classic and the anniversary edition, its cards in Junior where
+    the fewest collected cards win; None for a game whose rows cost nothing of the kind (its
+    replay module has no ``costs`` hook, or the hook says None or fails)."""
     hook = getattr(renderer(variant), "costs", None)
     if hook is None:
         return None
-    costs = hook(view)
+    try:
+        costs = hook(view)
+    except Exception as error:  # a plugin game's bug must not stop its board
+        _log.warning("variant %r: its replay's costs failed: %s: %s", variant, type(error).__name__, error)
+        return None
     return None if costs is None else list(costs)
 
 
@@ -305,7 +310,12 @@ def option_labels(
     labels = []
     for raw in options:
         option = _action(raw)
-        text = None if hook is None else hook(kind, option, view, names)
+        try:
+            text = None if hook is None else hook(kind, option, view, names)
+        except Exception as error:  # a plugin game's bug must not keep a person from deciding
+            _log.warning("variant %r: its replay's option_text failed on %r: %s: %s", variant, option,
+                         type(error).__name__, error)  # fmt: skip
+            text = None
         labels.append(str(text) if text else generic_option_text(kind, option))
     seen: dict[str, int] = {}
     for label in labels:

@@ -182,6 +182,19 @@ def test_a_plugin_games_options_get_generic_distinct_labels() -> None:
     assert labels == ["Play 3 [[3]]", "Play 3 [3]", "Play 4 and 5"]
 
 
+def test_a_replay_hook_that_fails_falls_back_to_the_generic_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    from games.classic import replay as classic_replay
+
+    def broken(*args: Any) -> Any:
+        raise KeyError("oops")
+
+    monkeypatch.setattr(classic_replay, "option_text", broken)
+    monkeypatch.setattr(classic_replay, "costs", broken)
+    view = {"decision": {"kind": "row"}, "rows": [[3], [50, 55]]}
+    assert option_labels("classic", view, [0, 1], NAMES) == ["Row 1", "Row 2"]
+    assert board(frame_of("classic", 0, view), NAMES)["costs"] is None
+
+
 def frame_of(variant: str, seat: int, view: dict[str, Any]) -> dict[str, Any]:
     return {"variant": variant, "seat": seat, "view": view, "events": [], "step": 1, "steps": 1}
 
