@@ -119,6 +119,66 @@ _MISSING = object()
 """A key no record field is: the shared part's cache starts empty."""
 
 
+# -- the wire format itself, for messages assembled as bytes ----------------------------------
+#
+# The referee sends its Updates as bytes it puts together itself: a step's table encoded once and
+# spliced into each seat's request, a step's events encoded once for every connection. Protobuf
+# writes a message's fields in the order of their numbers, each as its tag and value; these
+# helpers write the same bytes (tests/referee prove them equal to SerializeToString's).
+
+_VARINTS: list[bytes] = []
+for _n in range(1 << 14):
+    _VARINTS.append(bytes([_n]) if _n < 0x80 else bytes([(_n & 0x7F) | 0x80, _n >> 7]))
+del _n
+
+
+def _varint_long(value: int) -> bytes:
+    if value < 0:
+        value += 1 << 64  # int32 and int64 are sign-extended to ten bytes
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def varint(value: int) -> bytes:
+    """A varint: an integer field's value, a length or a tag."""
+    return _VARINTS[value] if 0 <= value < 16384 else _varint_long(value)
+
+
+def packed(values: Sequence[int]) -> bytes:
+    """The varints of a packed repeated integer field's values, one after another."""
+    try:
+        data = bytes(values)  # every value below 128 is its own varint
+    except (ValueError, TypeError):
+        pass
+    else:
+        if data.isascii():
+            return data
+    return b"".join([varint(value) for value in values])
+
+
+def _string(key: bytes, text: str) -> bytes:
+    data = text.encode()
+    return key + varint(len(data)) + data
+
+
+def tag(number: int, wire_type: int) -> bytes:
+    """A field's key: its number and wire type (0 varint, 2 length-delimited)."""
+    return varint(number << 3 | wire_type)
+
+
+_VARINT_TYPES = frozenset(
+    {_FD.TYPE_INT32, _FD.TYPE_INT64, _FD.TYPE_UINT32, _FD.TYPE_UINT64, _FD.TYPE_ENUM, _FD.TYPE_BOOL}
+)
+
+
+class _NoBytes(Exception):
+    """A record the bytes writer does not encode by hand: its requests are built as messages."""
+
+
 def _record_fields(cls: type) -> list[tuple[str, Any]]:
     """A record type's fields in order, with their resolved annotations."""
     hints = typing.get_type_hints(cls)
@@ -171,10 +231,17 @@ class _Compiler:
     ) -> None:
         self.names = names
         self.special = special
-        self.scope: dict[str, Any] = {"_new": tuple.__new__, "WireError": WireError}
+        self.scope: dict[str, Any] = {
+            "_new": tuple.__new__,
+            "WireError": WireError,
+            "_vi": varint,
+            "_pk": packed,
+            "_str": _string,
+        }
         self.lines: list[str] = []
         self._count = 0
         self._nested: dict[tuple[type, str], tuple[str, str]] = {}
+        self._bytes_nested: dict[tuple[type, str], str] = {}
 
     def fresh(self, stem: str) -> str:
         self._count += 1
@@ -479,6 +546,215 @@ class _Compiler:
             self.lines.append(f"    m = message{path}")
             self.lines.append(self._construct(c, mixed, record_tuple))
 
+    # -- domain → bytes ------------------------------------------------------------------------
+    #
+    # The same record written as the bytes of its message (what SerializeToString gives), for the
+    # referee's Updates: no message objects, and the shared (table) fields encoded once per step.
+    # Wire types and shapes it does not write by hand raise _NoBytes: the codec then has no
+    # ``view_bytes`` and its requests are built as messages and serialized.
+
+    @staticmethod
+    def bytes_kind(field: descriptor.FieldDescriptor) -> str:
+        if field.type in _VARINT_TYPES:
+            return "varint"
+        if field.type == _FD.TYPE_STRING:
+            return "string"
+        raise _NoBytes(field.full_name)
+
+    def scalar_bytes(self, field: descriptor.FieldDescriptor, value: str, always: bool) -> str:
+        """An expression: the encoded field holding ``value`` (a name), or ``b""`` for an unset one."""
+        kind = self.bytes_kind(field)
+        key = self.constant(tag(field.number, 0 if kind == "varint" else 2), "tag")
+        expr = f"{key} + _vi({value})" if kind == "varint" else f"_str({key}, {value})"
+        return f"({expr})" if always else f"({expr} if {value} else b'')"
+
+    def fields_bytes(self, message_type: descriptor.Descriptor, items: Sequence[Any], values: Sequence[str],
+                     where: str) -> str:  # fmt: skip
+        """An expression: a small message's fields (a positional tuple's items) encoded, as the
+        protobuf writer does when each is assigned: a field with presence is always written."""
+        names = self.positional(message_type, items, where)
+        fields = [message_type.fields_by_name[name] for name in names]
+        parts = [
+            self.scalar_bytes(field, value, field.has_presence)
+            for field, value in zip(fields, values, strict=True)
+        ]
+        return " + ".join(parts) if parts else "b''"
+
+    def bytes_value(self, out: list[str], pad: str, annotation: Any, field: descriptor.FieldDescriptor,
+                    value: str, target: str, where: str) -> None:  # fmt: skip
+        """Statements appending the encoded ``message.<field>`` holding ``value`` to ``target``."""
+        inner = _optional(annotation)
+        key = self.constant(tag(field.number, 2), "tag")
+        if field.is_repeated:
+            args = _tuple_args(annotation)
+            if args is None or len(args) != 2 or args[1] is not Ellipsis:
+                raise TypeError(f"{where}: a repeated field needs a tuple[X, ...], got {annotation}")
+            item = args[0]
+            x, c = self.fresh("x"), self.fresh("c")
+            if field.cpp_type != _FD.CPPTYPE_MESSAGE:
+                if self.bytes_kind(field) == "varint":
+                    if not field.is_packed:
+                        raise _NoBytes(field.full_name)
+                    out.append(f"{pad}if {value}:")
+                    out.append(f"{pad}    {c} = _pk({value})")
+                    out.append(f"{pad}    {target}.append({key} + _vi(len({c})) + {c})")
+                else:
+                    out.append(f"{pad}for {x} in {value}:")
+                    out.append(f"{pad}    {target}.append(_str({key}, {x}))")
+                return
+            sub = field.message_type
+            item_args = _tuple_args(item)
+            if _is_record(item):
+                writer = self.bytes_nested(item, sub)
+                out.append(f"{pad}for {x} in {value}:")
+                out.append(f"{pad}    {c} = {writer}({x})")
+                out.append(f"{pad}    {target}.append({key} + _vi(len({c})) + {c})")
+            elif item_args and len(item_args) == 2 and item_args[1] is Ellipsis:
+                (only,) = self.only_repeated(sub, item_args[0], where)
+                inner_field = sub.fields_by_name[only]
+                if self.bytes_kind(inner_field) != "varint" or not inner_field.is_packed:
+                    raise _NoBytes(inner_field.full_name)
+                inner_key = self.constant(tag(inner_field.number, 2), "tag")
+                empty = self.constant(tag(field.number, 2) + b"\0", "empty")
+                p = self.fresh("p")
+                out.append(f"{pad}for {x} in {value}:")
+                out.append(f"{pad}    if {x}:")
+                out.append(f"{pad}        {p} = _pk({x})")
+                out.append(f"{pad}        {c} = {inner_key} + _vi(len({p})) + {p}")
+                out.append(f"{pad}        {target}.append({key} + _vi(len({c})) + {c})")
+                out.append(f"{pad}    else:")
+                out.append(f"{pad}        {target}.append({empty})")
+            elif item_args:
+                parts = [self.fresh("p") for _ in item_args]
+                expr = self.fields_bytes(sub, item_args, parts, where)
+                out.append(f"{pad}for {', '.join(parts)}, in {value}:")
+                out.append(f"{pad}    {c} = {expr}")
+                out.append(f"{pad}    {target}.append({key} + _vi(len({c})) + {c})")
+            else:
+                raise TypeError(f"{where}: no wire form for items of {annotation}")
+            return
+        if field.cpp_type == _FD.CPPTYPE_MESSAGE:
+            shape = annotation if inner is None else inner
+            v, c = self.fresh("v"), self.fresh("c")
+            out.append(f"{pad}{v} = {value}")
+            if inner is not None:
+                out.append(f"{pad}if {v} is not None:")
+                pad += "    "
+            args = _tuple_args(shape)
+            if _is_record(shape):
+                out.append(f"{pad}{c} = {self.bytes_nested(shape, field.message_type)}({v})")
+            elif args and Ellipsis not in args:
+                parts = [self.fresh("p") for _ in args]
+                out.append(f"{pad}{', '.join(parts)}, = {v}")
+                out.append(f"{pad}{c} = {self.fields_bytes(field.message_type, args, parts, where)}")
+            else:
+                raise TypeError(f"{where}: no wire form for {annotation} as a message")
+            out.append(f"{pad}{target}.append({key} + _vi(len({c})) + {c})")
+            return
+        v = self.fresh("v")
+        out.append(f"{pad}{v} = {value}")
+        if inner is not None:
+            out.append(f"{pad}if {v} is not None:")
+            out.append(f"{pad}    {target}.append({self.scalar_bytes(field, v, True)})")
+        elif field.has_presence:
+            out.append(f"{pad}{target}.append({self.scalar_bytes(field, v, True)})")
+        else:
+            out.append(f"{pad}if {v}:")
+            out.append(f"{pad}    {target}.append({self.scalar_bytes(field, v, True)})")
+
+    def bytes_nested(self, cls: type, message_type: descriptor.Descriptor) -> str:
+        """The bytes writer of a record inside another record's message."""
+        key = (cls, message_type.full_name)
+        if key not in self._bytes_nested:
+            name = self.fresh(f"bytes_{cls.__name__}")
+            self._bytes_nested[key] = name
+            try:
+                self.bytes_record(cls, message_type, name)
+            except BaseException:
+                del self._bytes_nested[key]
+                raise
+        return self._bytes_nested[key]
+
+    def bytes_record(self, cls: type, message_type: descriptor.Descriptor, name: str, *,
+                     given: Sequence[str] = (), shared: Sequence[str] = ()) -> None:  # fmt: skip
+        """Define ``name(o)`` (with ``shared``: ``name(o, table)``), the bytes of a record's message:
+        its fields in the order of their numbers, as the protobuf writer puts them. With
+        ``shared`` the runs of shared fields are encoded once while their objects stay the same,
+        and written only when ``table`` is true (Hello.table_once leaves them out)."""
+        plan = self.plan(cls, message_type, given)
+        numbers = sorted(f.number for f in message_type.fields)
+        items: list[tuple[int, str, Any, descriptor.FieldDescriptor | Special]] = []
+        for field_name, annotation, field in plan:
+            if field is None:
+                continue
+            if isinstance(field, Special):
+                own = sorted(message_type.fields_by_name[w].number for w in field.wire_fields)
+                at = numbers.index(own[0]) if own else -1
+                if not own or numbers[at : at + len(own)] != own:
+                    raise _NoBytes(f"{cls.__name__}.{field_name}")  # its fields are not one run
+                items.append((own[0], field_name, annotation, field))
+            else:
+                items.append((field.number, field_name, annotation, field))
+        items.sort(key=lambda item: item[0])
+        runs: list[tuple[bool, list[tuple[int, str, Any, descriptor.FieldDescriptor | Special]]]] = []
+        for item in items:
+            table = item[1] in shared
+            if runs and runs[-1][0] == table:
+                runs[-1][1].append(item)
+            else:
+                runs.append((table, [item]))
+        record_tuple = not dataclasses.is_dataclass(cls)
+        local = {field_name: f"o_{field_name}" for field_name, _, _ in plan}
+        message = self.constant(message_class(message_type), "message")
+
+        def write(out: list[str], pad: str, run: Sequence[Any], target: str) -> None:
+            for _, field_name, annotation, field in run:
+                if isinstance(field, Special):
+                    hook, t = self.constant(field.to_wire, f"special_{field_name}"), self.fresh("t")
+                    out.append(f"{pad}{t} = {message}()")
+                    out.append(f"{pad}{hook}(o, {t})")
+                    out.append(f"{pad}{target}.append({t}.SerializeToString())")
+                else:
+                    self.bytes_value(out, pad, annotation, field, local[field_name], target,
+                                     f"{cls.__name__}.{field_name}")  # fmt: skip
+
+        c = self.constant(cls, cls.__name__)
+        body = [f"def {name}(o, table=True):" if shared else f"def {name}(o):"]
+        body.append(f"    if o.__class__ is not {c}:")
+        body.append(
+            f"        raise WireError(f'no wire form for {{o.__class__.__name__}} as {cls.__name__}')"
+        )
+        if record_tuple:
+            body.append(f"    {', '.join(local[field_name] for field_name, _, _ in plan)}, = o")
+        else:
+            body.extend(f"    {local[n]} = o.{n}" for n, _, _ in plan if n not in given)
+        body.append("    b = []")
+        tables = [run for table, run in runs if table]
+        if tables:
+            cell = self.constant([(*(_MISSING for _ in shared), None)], "shared")
+            checks = " or ".join(f"{local[n]} is not c[{i}]" for i, n in enumerate(shared))
+            body.append("    if table:")
+            body.append(f"        c = {cell}[0]")
+            body.append(f"        if {checks}:")
+            done = []
+            for run in tables:
+                r = self.fresh("r")
+                body.append(f"            {r} = []")
+                write(body, "            ", run, r)
+                done.append(f"b''.join({r})")
+            body.append(f"            c = ({', '.join(local[n] for n in shared)}, {', '.join(done)},)")
+            body.append(f"            {cell}[0] = c")
+        at = len(shared)
+        for table, run in runs:
+            if table:
+                body.append("    if table:")
+                body.append(f"        b.append(c[{at}])")
+                at += 1
+            else:
+                write(body, "    ", run, "b")
+        body.append("    return b''.join(b)")
+        self.lines.extend(body)
+
     @staticmethod
     def _construct(c: str, reads: Sequence[str], record_tuple: bool) -> str:
         if record_tuple:
@@ -541,6 +817,12 @@ class Codec:
         given = ("decision",) if "decision" in {name for name, _ in _record_fields(view)} else ()
         compiler.record(view, view_type, "view_to_wire", "view_from_wire", path=view_path, given=given,
                         shared=shared)  # fmt: skip
+        encodes = not plugin
+        if encodes:
+            try:
+                compiler.bytes_record(view, view_type, "view_bytes", given=given, shared=shared)
+            except _NoBytes:
+                encodes = False
         if len(event_type.oneofs) != 1:
             raise TypeError(f"{event_type.full_name} must hold its events in one oneof")
         (oneof,) = event_type.oneofs
@@ -588,6 +870,15 @@ class Codec:
             self.view_with_table = (
                 own_reader if given else lambda message, decision, table: own_reader(message, table)
             )
+        self.view_bytes: Callable[..., bytes] | None = scope["view_bytes"] if encodes else None
+        """The bytes of a seat's view message (``view_bytes(view)``; with table fields,
+        ``view_bytes(view, table)``, ``table=False`` leaving them out): what ``view_to_wire`` writes,
+        serialized. ``None`` for a game whose view it does not encode (a plugin game's, one with a
+        wire type or a special field it cannot place): its requests are built as messages."""
+        self.view_tag = (
+            b"" if plugin else tag(game_pb2.DecisionRequest.DESCRIPTOR.fields_by_name[field].number, 2)
+        )
+        """The key of the game's field in ``DecisionRequest``'s ``view`` oneof."""
         self._writers: dict[type, Callable[[Event, game_pb2.MatchEvent], None]] = {
             cls: scope[f"write_{name}"] for cls, name in fields.items()
         }
@@ -787,6 +1078,66 @@ def request_to_wire(
     return False
 
 
+_KIND_BYTES: dict[DecisionKind, bytes] = {
+    kind: b"\x20" + varint(value) for kind, value in KIND_TO_WIRE.items()
+}
+"""``DecisionRequest.kind`` (field 4) of each decision kind, encoded."""
+_NO_TUPLE = b"\x32\x00"
+
+
+def request_bytes(
+    request_id: int,
+    match_id: str,
+    variant: str,
+    decision: Decision,
+    view: View,
+    deadline_ms: int,
+    bank_ms: int,
+    table_from: int = 0,
+) -> bytes:
+    """The bytes of the request :func:`request_to_wire` writes (its ``SerializeToString()``).
+
+    Written by hand from the game's compiled :attr:`Codec.view_bytes`: no message object, and the
+    table of a step encoded once for all its seats. A game without ``view_bytes`` gets its
+    request built as a message and serialized.
+    """
+    game = codec(variant)
+    encode = game.view_bytes
+    if encode is None:
+        out = game_pb2.DecisionRequest()
+        request_to_wire(request_id, match_id, variant, decision, view, deadline_ms, bank_ms, out, table_from)
+        return out.SerializeToString()
+    own = bool(table_from) and game.view_to_wire_own is not None
+    data = match_id.encode()
+    parts = [
+        b"\x08" + varint(request_id) if request_id else b"",
+        b"\x12" + varint(len(data)) + data if data else b"",
+        b"\x18" + varint(decision.seat) if decision.seat else b"",
+        _KIND_BYTES[decision.kind],
+    ]
+    options = decision.options
+    if options and isinstance(options[0], tuple):
+        for option in options:
+            if option:
+                values = packed(option)  # type: ignore[arg-type]
+                item = b"\x0a" + varint(len(values)) + values
+                parts.append(b"\x32" + varint(len(item)) + item)
+            else:
+                parts.append(_NO_TUPLE)
+    elif options:
+        values = packed(options)  # type: ignore[arg-type]
+        parts.append(b"\x2a" + varint(len(values)) + values)
+    if deadline_ms:
+        parts.append(b"\x38" + varint(deadline_ms))
+    if bank_ms:
+        parts.append(b"\x40" + varint(bank_ms))
+    body = encode(view, False) if own else encode(view)
+    parts.append(game.view_tag + varint(len(body)) + body)
+    if own:
+        parts.append(b"\x80\x01" + varint(table_from))
+    return b"".join(parts)
+
+
 def decision_from_wire(message: game_pb2.DecisionRequest) -> Decision:
     """The decision a request asks for, with its legal options."""
     kind = KIND_FROM_WIRE.get(message.kind)
@@ -857,6 +1208,19 @@ def events_to_wire(variant: str, match_id: str, step: int, events: Sequence[Even
     out.extend(_last_events[1])
 
 
+_last_event_bytes: tuple[Sequence[Event], list[bytes]] | None = None
+
+
+def events_bytes(variant: str, match_id: str, step: int, events: Sequence[Event]) -> list[bytes]:
+    """The bytes of each message :func:`events_to_wire` writes for a step's events; encoded once
+    for every connection of the match (for the same ``events`` object)."""
+    global _last_event_bytes
+    if _last_event_bytes is None or _last_event_bytes[0] is not events:
+        messages = codec(variant).events_to_wire(match_id, step, events)
+        _last_event_bytes = (events, [message.SerializeToString() for message in messages])
+    return _last_event_bytes[1]
+
+
 def event_from_wire(message: game_pb2.MatchEvent) -> Event:
     """A domain event from the wire."""
     field = message.WhichOneof("payload")
@@ -898,6 +1262,27 @@ def over_to_wire(match_id: str, seat: int, outcome: Outcome, out: referee_pb2.Ga
     out.scores.extend(outcome.scores)
     out.ranks.extend(outcome.ranks)
     out.termination = outcome.termination.value
+
+
+_UPDATE_FIELDS = (b"\x0a", b"\x12", b"\x1a", b"\x22", b"\x2a")
+"""The keys of ``Update.starts``, ``events``, ``requests``, ``overs`` and ``faults`` (fields 1–5)."""
+
+
+def update_bytes(
+    starts: Sequence[bytes],
+    events: Sequence[bytes],
+    requests: Sequence[bytes],
+    overs: Sequence[bytes],
+    faults: Sequence[bytes],
+) -> bytes:
+    """The bytes of ``RefereeMessage{update{…}}`` holding these messages, each given as its bytes
+    (``SerializeToString()``, :func:`request_bytes`, :func:`events_bytes`), in this order."""
+    parts: list[bytes] = []
+    for key, messages in zip(_UPDATE_FIELDS, (starts, events, requests, overs, faults), strict=True):
+        for message in messages:
+            parts.append(key + varint(len(message)) + message)
+    body = b"".join(parts)
+    return b"\x12" + varint(len(body)) + body
 
 
 def outcome_from_wire(message: referee_pb2.GameOver) -> Outcome:

@@ -44,6 +44,38 @@ class RunningReferee:
         await self.server.stop(grace)
 
 
+def play_reply_bytes(message: referee_pb2.RefereeMessage | bytes) -> bytes:
+    """What ``Play`` sends: its Updates come as the bytes of their message already
+    (:class:`referee.server.connection.Connection`), the Welcome and the Goodbye as messages."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+class _Handlers:
+    """Takes the generated registration's method handlers instead of a server."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[str, grpc.RpcMethodHandler] = {}
+
+    def add_generic_rpc_handlers(self, handlers: object) -> None:
+        pass
+
+    def add_registered_method_handlers(
+        self, service: str, handlers: dict[str, grpc.RpcMethodHandler]
+    ) -> None:
+        self.handlers = dict(handlers)
+
+
+def add_referee_service(service: RefereeService, server: grpc.aio.Server) -> None:
+    """Register the Referee service as the generated code does, but with ``Play`` sending the
+    bytes of its Updates as they are (:func:`play_reply_bytes`): the same bytes on the wire."""
+    taken = _Handlers()
+    referee_pb2_grpc.add_RefereeServicer_to_server(service, taken)
+    handlers = taken.handlers
+    handlers["Play"] = handlers["Play"]._replace(response_serializer=play_reply_bytes)  # type: ignore[attr-defined]
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)
+
+
 def tls_credentials(settings: Settings) -> grpc.ServerCredentials | None:
     """The server credentials of ``SIXNIMMT_REFEREE_TLS_CERT`` and ``_KEY`` (``None``: plaintext).
 
@@ -96,7 +128,7 @@ async def start_referee(
     service = RefereeService(state, settings, token)
     if remote_keys is not None:
         service.remote.set_keys(*remote_keys)
-    referee_pb2_grpc.add_RefereeServicer_to_server(service, server)
+    add_referee_service(service, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)

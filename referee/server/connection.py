@@ -24,6 +24,10 @@ class Connection:
     by the replies read in this turn pushes its next request into the same Update: that is the
     batching that lets one stream carry many matches. While the writer waits for the transport
     (flow control), the buffer keeps growing into one larger Update.
+
+    The Update is assembled as bytes (``RefereeMessage{update}`` as protobuf writes it): each
+    request encoded by :func:`referee.wire.request_bytes` (a step's table once for all its seats),
+    each step's events once for every connection of the match. The stream sends them as they are.
     """
 
     def __init__(self, *, events: bool = True, table_once: bool = False) -> None:
@@ -35,8 +39,11 @@ class Connection:
         """match id → (the step, the id of its request in this Update that holds the table)."""
         self.queue: asyncio.Queue[object] = asyncio.Queue()
         """Marks (take the buffer), sealed messages (the last Update, the goodbye), ``None`` (end)."""
-        self._buffer = referee_pb2.RefereeMessage()
-        self._add_request = self._buffer.update.requests.add
+        self._starts: list[bytes] = []
+        self._events: list[bytes] = []
+        self._requests: list[bytes] = []
+        self._overs: list[bytes] = []
+        self._faults: list[bytes] = []
         self._dirty = False
         self._closed = False
         self.requests_sent = 0
@@ -48,18 +55,20 @@ class Connection:
             self._dirty = True
             self.queue.put_nowait(_TAKE)
 
-    def take(self) -> referee_pb2.RefereeMessage | None:
-        """The Update buffered since the last take (``None`` if nothing, or closed)."""
+    def take(self) -> bytes | None:
+        """The Update buffered since the last take, as the bytes of its ``RefereeMessage``
+        (``None`` if nothing, or closed)."""
         if not self._dirty or self._closed:
             return None
         self._dirty = False
-        message, self._buffer = self._buffer, referee_pb2.RefereeMessage()
-        self._add_request = self._buffer.update.requests.add
+        message = wire.update_bytes(self._starts, self._events, self._requests, self._overs, self._faults)
+        self._starts, self._events, self._requests, self._overs, self._faults = [], [], [], [], []
         self._tables.clear()
         return message
 
-    async def next_message(self) -> referee_pb2.RefereeMessage | None:
-        """The next message to send on the stream; ``None`` when the stream is over."""
+    async def next_message(self) -> bytes | referee_pb2.RefereeMessage | None:
+        """The next message to send on the stream (an Update as its bytes, the goodbye as a
+        message); ``None`` when the stream is over."""
         while True:
             item = await self.queue.get()
             if item is _TAKE:
@@ -67,20 +76,16 @@ class Connection:
                 if message is None:
                     continue  # sealed by close() meanwhile: it is further on in the queue
                 return message
-            assert item is None or isinstance(item, referee_pb2.RefereeMessage)
+            assert item is None or isinstance(item, (bytes, referee_pb2.RefereeMessage))
             return item
 
     def push_start(self, info: GameInfo) -> None:
         self.variants[info.match_id] = info.variant
+        start = referee_pb2.GameStart()
         wire.start_to_wire(
-            info.match_id,
-            info.seat,
-            info.variant,
-            info.config,
-            info.seat_seed,
-            info.seat_names,
-            self._buffer.update.starts.add(),
+            info.match_id, info.seat, info.variant, info.config, info.seat_seed, info.seat_names, start
         )
+        self._starts.append(start.SerializeToString())
         self._touch()
 
     def push_request(self, request: Request) -> None:
@@ -91,16 +96,17 @@ class Connection:
                 table_from = first[1]
             else:
                 self._tables[request.match_id] = (request.step, request.id)
-        wire.request_to_wire(
-            request.id,
-            request.match_id,
-            self.variants[request.match_id],
-            request.decision,
-            request.view,
-            request.deadline_ms,
-            request.bank_ms,
-            self._add_request(),
-            table_from,
+        self._requests.append(
+            wire.request_bytes(
+                request.id,
+                request.match_id,
+                self.variants[request.match_id],
+                request.decision,
+                request.view,
+                request.deadline_ms,
+                request.bank_ms,
+                table_from,
+            )
         )
         self.requests_sent += 1
         self._touch()
@@ -108,17 +114,21 @@ class Connection:
     def push_events(self, match_id: str, step: int, events: Sequence[Event]) -> None:
         if not self.events:
             return  # not even converted: a match none of whose bots subscribe converts none
-        wire.events_to_wire(self.variants[match_id], match_id, step, events, self._buffer.update.events)
+        self._events += wire.events_bytes(self.variants[match_id], match_id, step, events)
         self._touch()
 
     def push_over(self, match_id: str, seat: int, outcome: Outcome) -> None:
         # Nothing of the match follows its over: a standing connection must not keep every id.
         self.variants.pop(match_id, None)
-        wire.over_to_wire(match_id, seat, outcome, self._buffer.update.overs.add())
+        over = referee_pb2.GameOver()
+        wire.over_to_wire(match_id, seat, outcome, over)
+        self._overs.append(over.SerializeToString())
         self._touch()
 
     def push_fault(self, notice: FaultNotice) -> None:
-        wire.fault_notice_to_wire(notice, self._buffer.update.faults.add())
+        fault = referee_pb2.FaultNotice()
+        wire.fault_notice_to_wire(notice, fault)
+        self._faults.append(fault.SerializeToString())
         self._touch()
 
     def close(self, reason: str) -> None:

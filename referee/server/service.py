@@ -258,7 +258,9 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         self,
         request_iterator: AsyncIterator[referee_pb2.BotMessage],
         context: grpc.aio.ServicerContext,
-    ) -> AsyncIterator[referee_pb2.RefereeMessage]:
+    ) -> AsyncIterator[referee_pb2.RefereeMessage | bytes]:
+        """A bot's stream. Updates are sent as the bytes the connection assembled
+        (:func:`referee.server.app.play_reply_bytes`), the other messages as messages."""
         s = self.settings
         # Caps before anything is read: a stream over them costs the referee nothing more.
         if self.streams >= s.max_streams:
@@ -360,7 +362,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
         hello: referee_pb2.Hello,
         request_iterator: AsyncIterator[referee_pb2.BotMessage],
         context: grpc.aio.ServicerContext,
-    ) -> AsyncIterator[referee_pb2.RefereeMessage]:
+    ) -> AsyncIterator[referee_pb2.RefereeMessage | bytes]:
         if hello.protocol != wire.PROTOCOL_VERSION:
             # 0 is proto3's unset: a bot that names no version is refused like any other, so that
             # no client is pinned by accident to whatever version a referee speaks.
