@@ -242,9 +242,8 @@ class Tables:
             table = HostedTable(secrets.token_urlsafe(18), sitting, seat, root=root)
             self._tables[table.id] = table
             finished = [key for key, t in self._tables.items() if t.over]
-            gone = [self._tables.pop(key) for key in finished[: max(0, len(finished) - KEPT_FINISHED)]]
-        for old in gone:
-            old.seat.shut()
+            for key in finished[: max(0, len(finished) - KEPT_FINISHED)]:
+                del self._tables[key]
         table.thread = threading.Thread(
             target=self._run, args=(table,), name=f"play-{table.id[:6]}", daemon=True
         )
@@ -277,6 +276,10 @@ class Tables:
             table.seat.leave(
                 "the table could not be played (the dashboard's log says why); sit down again later"
             )
+        finally:
+            # Its threads end; its page stops following it, and the state keeps the result and
+            # the replay's link for a reload.
+            table.seat.shut()
 
 
 def play_table(
