@@ -33,7 +33,7 @@ from workers import league as leagues
 from workers.store import repo
 from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
-from workers.store.schema import human_matches, matches, seat_results
+from workers.store.schema import human_matches, human_seats, matches, seat_results
 
 BOTS = ["random", "lowest", "heuristic"]
 SMALL = {"o.hands": "1", "o.hand_size": "3", "o.target": "none"}
@@ -411,3 +411,23 @@ def retired_after(engine: Engine, ref: str) -> Iterator[None]:
         yield
     finally:
         repo.set_retired(engine, ref, True)
+
+
+def test_stopping_the_dashboard_ends_a_table_in_play_and_stores_it(stored: Stored) -> None:
+    """The person's seat leaves (a disconnect fault, as any bot that leaves); the referee plays its
+    default actions to the end, and the game is stored."""
+    version = stored.versions["random"]
+    before = counts(stored.engine)
+    with TestClient(create_app(stored.engine, "", play_settings())) as client:
+        table = sit(client, [version], name="Quitter").headers["location"]
+        state = client.get(f"{table}/state").json()["state"]
+        while state["decision"] is None:  # the seat is at the table, asked to decide
+            state = client.get(f"{table}/state?after={state['version']}&wait=10").json()["state"]
+    assert counts(stored.engine)[2] == before[2] + 1
+    with stored.engine.connect() as conn:
+        person = conn.execute(
+            select(human_seats)
+            .where(human_seats.c.person == "human:Quitter")
+            .order_by(human_seats.c.match_id.desc())
+        ).first()
+    assert person is not None and person.disconnects >= 1 and person.defaulted >= 1
