@@ -78,6 +78,12 @@ class Asked:
     """The match's seat names, as its start told them."""
 
 
+NO_REPLY: Any = object()
+"""What a bot's ``decide`` returns to send no answer at all: the request then times out at the
+referee (a person's seat whose page let the clock run out). Anything else that is not an action
+is answered as one, which the referee faults as illegal at once."""
+
+
 class Stopper:
     """Ends a :func:`run` from another thread: the runner says goodbye and closes its stream (the
     referee charges a seat whose games are still running a disconnect fault, as for any bot that
@@ -283,7 +289,9 @@ def _handle(
                     # The referee records it as the seat's EXCEPTION fault, with this as the reason.
                     out.error = exception_report(exc)
             summary.decisions += 1
-            if action is not None and is_action(action):
+            if action is NO_REPLY:
+                del replies[-1]  # the referee's clock decides: a time-out, not an illegal answer
+            elif action is not None and is_action(action):
                 wire.action_to_wire(action, out.action)
             elif action is not None:
                 summary.errors += 1

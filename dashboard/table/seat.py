@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot_sdk.bot import Bot
-from bot_sdk.runner import Asked, RunnerError, Stopper, run
+from bot_sdk.runner import NO_REPLY, Asked, RunnerError, Stopper, run
 from dashboard.replay import board, describe_all, option_labels, renderer
 from referee.faults import FaultKind, FaultNotice
 from referee.rules.core import Action, Event, Outcome, View, event_to_json
@@ -37,7 +37,8 @@ MAX_NOTICES = 5
 
 LATE_MARGIN_S = 1.0
 """How long past its deadline and bank a decision still waits for the page: the referee has timed
-it out by then (and plays its default action), so the seat moves on to the referee's next message."""
+it out by then (and plays its default action), so the seat sends nothing and moves on to the
+referee's next message."""
 
 
 class SeatError(ValueError):
@@ -209,10 +210,12 @@ class Seat:
             if asked.seat_names:
                 self.names = asked.seat_names
 
-    def _decide(self, view: View) -> Action | None:
+    def _decide(self, view: View) -> Any:
+        """The page's choice, or :data:`NO_REPLY` once the clock has run out (the referee has
+        played the default action) or the seat has left."""
         asked = self.asked
-        if asked is None:  # the runner always tells first; a bot without it could not answer in time
-            return None
+        if asked is None:  # the runner always tells first
+            return NO_REPLY
         with self._changed:
             self.view = view.to_json()
             decision = self.view.get("decision") or {}
@@ -234,7 +237,7 @@ class Seat:
             if chosen is not None:
                 self.events = []  # the page shows what happens from this choice on
             self._bump()
-            return chosen
+            return NO_REPLY if chosen is None else chosen
 
     def _fault(self, notice: FaultNotice) -> None:
         with self._changed:
@@ -342,7 +345,7 @@ class _Person(Bot):
         self._seat._asked(asked)
 
     def decide(self, view: View) -> Action:
-        return self._seat._decide(view)  # type: ignore[return-value] # None: too late, nothing to send
+        return self._seat._decide(view)  # type: ignore[no-any-return] # NO_REPLY: nothing to send
 
     def on_events(self, events: Sequence[Event]) -> None:
         self._seat._events(events)

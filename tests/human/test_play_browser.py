@@ -135,7 +135,8 @@ def test_a_time_out_plays_the_default_and_the_page_says_so(watched: Watched, tmp
         page.wait_for_selector("#replay-link", timeout=TIMEOUT_MS)
         (played,) = table.played()
     transcript = checked(played)
-    assert transcript.meta["faults"][0].get("timeout", 0) >= 2
+    (kind,) = transcript.meta["faults"][0]
+    assert kind == "timeout" and transcript.meta["faults"][0]["timeout"] >= 2
     assert transcript.meta["defaulted"][0] == transcript.meta["faults"][0]["timeout"]
 
 

@@ -11,8 +11,13 @@ from pathlib import Path
 import pytest
 from humankit import checked, local_table, play_through_handlers, seat_actions
 
+from arena.matches import MatchPlan, spawn_bot, stop_bot
+from arena.referee_thread import referee_in_thread
+from bot_sdk.bot import Bot
+from bot_sdk.runner import NO_REPLY, run
 from dashboard.table import handlers
 from dashboard.table.seat import SeatError, human_name
+from referee.rules.core import Action, View
 
 
 def test_a_whole_game_through_the_handlers_is_a_verified_transcript_with_the_choices_made(
@@ -78,6 +83,23 @@ def test_a_seat_whose_page_is_gone_leaves_with_a_disconnect_fault(tmp_path: Path
     assert "your seat left the game" in " ".join(seat.state()["notices"])
 
 
+def test_a_seat_whose_clock_runs_out_times_out_and_answers_nothing_late(tmp_path: Path) -> None:
+    config = {"players": 3, "hand_size": 2, "hands": 1}
+    with local_table(
+        ("random", "random"), transcripts=tmp_path, config=config, human_decision_ms=300, human_bank_ms=0
+    ) as table:
+        seat = table.seats[0]
+        seat.seen()  # a page is there, and never chooses
+        (played,) = table.played()
+    transcript = checked(played)
+    decisions = len(seat_actions(transcript, 0))
+    # Every decision was the referee's default after a time-out; no late empty answer was sent
+    # (the referee would have faulted that as illegal).
+    assert transcript.meta["faults"][0] == {"timeout": decisions}
+    assert transcript.meta["defaulted"][0] == decisions >= 2
+    assert "your time ran out" in " ".join(seat.state()["notices"])
+
+
 def test_two_people_at_one_table_each_play_their_own_seat(tmp_path: Path) -> None:
     with local_table(("random",), people=("human:ann", "human:bob"), transcripts=tmp_path) as table:
         chosen: dict[int, list] = {}
@@ -103,3 +125,33 @@ def test_two_people_at_one_table_each_play_their_own_seat(tmp_path: Path) -> Non
 def test_a_bad_name_is_refused(name: str) -> None:
     with pytest.raises(SeatError, match="printable characters"):
         human_name(name)
+
+
+class _Silent(Bot):
+    """Answers nothing at all, at once."""
+
+    def decide(self, view: View) -> Action:
+        return NO_REPLY  # type: ignore[no-any-return]
+
+
+def test_a_bot_that_returns_no_reply_is_timed_out_not_faulted_as_illegal(tmp_path: Path) -> None:
+    with referee_in_thread(tmp_path) as client:
+        (match_id,), tokens = client.create_matches(
+            "classic",
+            {"players": 2, "hand_size": 2, "hands": 1},
+            [MatchPlan(("silent", "random"), 1)],
+            decision_ms=200,
+            bank_ms=0,
+        )
+        bot = spawn_bot(
+            "random", referee=client.address, token=tokens["random"], variant="classic", name="random"
+        )
+        try:
+            summary = run(_Silent, referee=client.address, token=tokens["silent"], name="silent")
+            match = client.result(match_id)
+        finally:
+            stop_bot(bot, 10, None)
+    silent = match.seats[0]
+    assert summary.games == 1 and summary.errors == 0
+    assert {kind.value: count for kind, count in silent.faults.items()} == {"timeout": silent.defaulted}
+    assert silent.defaulted >= 2
