@@ -234,7 +234,8 @@ class _Compiler:
         self.scope: dict[str, Any] = {
             "_new": tuple.__new__,
             "WireError": WireError,
-            "_vi": varint,
+            "_V": _VARINTS,
+            "_vl": _varint_long,
             "_pk": packed,
             "_str": _string,
         }
@@ -553,6 +554,12 @@ class _Compiler:
     # Wire types and shapes it does not write by hand raise _NoBytes: the codec then has no
     # ``view_bytes`` and its requests are built as messages and serialized.
 
+    def vi(self, value: str) -> str:
+        """An expression: the varint of ``value`` (an expression, evaluated once), a small one
+        taken from the table rather than by a call."""
+        n = self.fresh("n")
+        return f"(_V[{n}] if 0 <= ({n} := {value}) < 16384 else _vl({n}))"
+
     @staticmethod
     def bytes_kind(field: descriptor.FieldDescriptor) -> str:
         if field.type in _VARINT_TYPES:
@@ -565,7 +572,7 @@ class _Compiler:
         """An expression: the encoded field holding ``value`` (a name), or ``b""`` for an unset one."""
         kind = self.bytes_kind(field)
         key = self.constant(tag(field.number, 0 if kind == "varint" else 2), "tag")
-        expr = f"{key} + _vi({value})" if kind == "varint" else f"_str({key}, {value})"
+        expr = f"{key} + {self.vi(value)}" if kind == "varint" else f"_str({key}, {value})"
         return f"({expr})" if always else f"({expr} if {value} else b'')"
 
     def fields_bytes(self, message_type: descriptor.Descriptor, items: Sequence[Any], values: Sequence[str],
@@ -597,7 +604,7 @@ class _Compiler:
                         raise _NoBytes(field.full_name)
                     out.append(f"{pad}if {value}:")
                     out.append(f"{pad}    {c} = _pk({value})")
-                    out.append(f"{pad}    {target}.append({key} + _vi(len({c})) + {c})")
+                    out.append(f"{pad}    {target}.append({key} + {self.vi(f'len({c})')} + {c})")
                 else:
                     out.append(f"{pad}for {x} in {value}:")
                     out.append(f"{pad}    {target}.append(_str({key}, {x}))")
@@ -608,7 +615,7 @@ class _Compiler:
                 writer = self.bytes_nested(item, sub)
                 out.append(f"{pad}for {x} in {value}:")
                 out.append(f"{pad}    {c} = {writer}({x})")
-                out.append(f"{pad}    {target}.append({key} + _vi(len({c})) + {c})")
+                out.append(f"{pad}    {target}.append({key} + {self.vi(f'len({c})')} + {c})")
             elif item_args and len(item_args) == 2 and item_args[1] is Ellipsis:
                 (only,) = self.only_repeated(sub, item_args[0], where)
                 inner_field = sub.fields_by_name[only]
@@ -620,8 +627,8 @@ class _Compiler:
                 out.append(f"{pad}for {x} in {value}:")
                 out.append(f"{pad}    if {x}:")
                 out.append(f"{pad}        {p} = _pk({x})")
-                out.append(f"{pad}        {c} = {inner_key} + _vi(len({p})) + {p}")
-                out.append(f"{pad}        {target}.append({key} + _vi(len({c})) + {c})")
+                out.append(f"{pad}        {c} = {inner_key} + {self.vi(f'len({p})')} + {p}")
+                out.append(f"{pad}        {target}.append({key} + {self.vi(f'len({c})')} + {c})")
                 out.append(f"{pad}    else:")
                 out.append(f"{pad}        {target}.append({empty})")
             elif item_args:
@@ -629,7 +636,7 @@ class _Compiler:
                 expr = self.fields_bytes(sub, item_args, parts, where)
                 out.append(f"{pad}for {', '.join(parts)}, in {value}:")
                 out.append(f"{pad}    {c} = {expr}")
-                out.append(f"{pad}    {target}.append({key} + _vi(len({c})) + {c})")
+                out.append(f"{pad}    {target}.append({key} + {self.vi(f'len({c})')} + {c})")
             else:
                 raise TypeError(f"{where}: no wire form for items of {annotation}")
             return
@@ -649,7 +656,7 @@ class _Compiler:
                 out.append(f"{pad}{c} = {self.fields_bytes(field.message_type, args, parts, where)}")
             else:
                 raise TypeError(f"{where}: no wire form for {annotation} as a message")
-            out.append(f"{pad}{target}.append({key} + _vi(len({c})) + {c})")
+            out.append(f"{pad}{target}.append({key} + {self.vi(f'len({c})')} + {c})")
             return
         v = self.fresh("v")
         out.append(f"{pad}{v} = {value}")
@@ -1083,6 +1090,10 @@ _KIND_BYTES: dict[DecisionKind, bytes] = {
 }
 """``DecisionRequest.kind`` (field 4) of each decision kind, encoded."""
 _NO_TUPLE = b"\x32\x00"
+_match_keys: dict[str, bytes] = {}
+"""``DecisionRequest.match_id`` (field 2) of the latest matches, encoded (a bounded cache)."""
+_times: dict[tuple[int, int], bytes] = {}
+"""``deadline_ms`` and ``time_bank_ms`` (fields 7 and 8), encoded, by their values (a bounded cache)."""
 
 
 def request_bytes(
@@ -1108,11 +1119,17 @@ def request_bytes(
         request_to_wire(request_id, match_id, variant, decision, view, deadline_ms, bank_ms, out, table_from)
         return out.SerializeToString()
     own = bool(table_from) and game.view_to_wire_own is not None
-    data = match_id.encode()
+    key = _match_keys.get(match_id)
+    if key is None:
+        if len(_match_keys) >= 4096:
+            _match_keys.clear()
+        data = match_id.encode()
+        key = _match_keys[match_id] = b"\x12" + varint(len(data)) + data if data else b""
+    seat = decision.seat
     parts = [
         b"\x08" + varint(request_id) if request_id else b"",
-        b"\x12" + varint(len(data)) + data if data else b"",
-        b"\x18" + varint(decision.seat) if decision.seat else b"",
+        key,
+        b"\x18" + varint(seat) if seat else b"",
         _KIND_BYTES[decision.kind],
     ]
     options = decision.options
@@ -1127,10 +1144,14 @@ def request_bytes(
     elif options:
         values = packed(options)  # type: ignore[arg-type]
         parts.append(b"\x2a" + varint(len(values)) + values)
-    if deadline_ms:
-        parts.append(b"\x38" + varint(deadline_ms))
-    if bank_ms:
-        parts.append(b"\x40" + varint(bank_ms))
+    times = _times.get((deadline_ms, bank_ms))
+    if times is None:
+        if len(_times) >= 4096:
+            _times.clear()
+        times = _times[(deadline_ms, bank_ms)] = (b"\x38" + varint(deadline_ms) if deadline_ms else b"") + (
+            b"\x40" + varint(bank_ms) if bank_ms else b""
+        )
+    parts.append(times)
     body = encode(view, False) if own else encode(view)
     parts.append(game.view_tag + varint(len(body)) + body)
     if own:
