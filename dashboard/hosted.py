@@ -239,6 +239,9 @@ class Tables:
             if self._closed or sum(not t.over for t in self._tables.values()) >= self.max_tables:
                 raise TablesFull(f"all {self.max_tables} tables are in use")
             seat = Seat(sitting.entrant, grace_s=self.settings.human_grace_s)
+            # The visitor is on the way to its page: one that never comes leaves the table after
+            # the grace period, as a closed tab does, rather than holding it through every time-out.
+            seat.seen()
             table = HostedTable(secrets.token_urlsafe(18), sitting, seat, root=root)
             self._tables[table.id] = table
             finished = [key for key, t in self._tables.items() if t.over]

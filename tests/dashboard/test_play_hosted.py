@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, event, func, select
 from starlette.testclient import TestClient
-from testkit import migrated_store
+from testkit import migrated_store, wait_for
 
 from bot_sdk.bots import reference_bot
 from bot_sdk.play import play_match
@@ -431,3 +431,20 @@ def test_stopping_the_dashboard_ends_a_table_in_play_and_stores_it(stored: Store
             .order_by(human_seats.c.match_id.desc())
         ).first()
     assert person is not None and person.disconnects >= 1 and person.defaulted >= 1
+
+
+def test_a_guest_who_never_opens_the_table_leaves_it_after_the_grace_period(stored: Stored) -> None:
+    """The table does not wait through every time-out for a page that never comes: after
+    SIXNIMMT_HUMAN_GRACE_S the seat leaves (a disconnect fault) and the game is stored."""
+    version = stored.versions["lowest"]
+    with TestClient(create_app(stored.engine, "", play_settings(human_grace_s="1"))) as client:
+        table = sit(client, [version], name="Ghost").headers["location"]
+        wait_for(
+            lambda: client.get("/api" + table).json()["table"]["status"] == "stored", 60, "the table stored"
+        )
+        shown = client.get("/api" + table).json()["table"]
+    with stored.engine.connect() as conn:
+        person = conn.execute(
+            select(human_seats).where(human_seats.c.match_id == shown["match_id"], human_seats.c.seat == 0)
+        ).one()
+    assert person.person == "human:Ghost" and person.disconnects >= 1
