@@ -83,7 +83,7 @@ class Sitting:
 
     def seat_names(self) -> list[str]:
         """Every entrant's name, the person's first: ``human:NAME``, then each ``bot@version``
-        (``#k`` where one version sits k times)."""
+        (``#k`` where one version sits k times). The table seats them in a random order."""
         return [self.entrant, *repo.labels_apart([f"{v.bot}@{v.version}" for v in self.opponents])]
 
 
@@ -314,7 +314,7 @@ def play_table(
             ids, tokens = client.create_matches(
                 sitting.variant,
                 sitting.config,
-                [MatchPlan(tuple(names), secrets.randbits(SEED_BITS))],
+                [MatchPlan(seated(names), secrets.randbits(SEED_BITS))],
                 decision_ms=settings.human_decision_ms,
                 bank_ms=settings.human_bank_ms,
                 connect_ms=settings.connect_ms,
@@ -340,6 +340,14 @@ def play_table(
                     exits[name], _ = stop_bot(process, GOODBYE_GRACE_S, None)
                 launch.close()
     return match, exits
+
+
+def seated(names: Sequence[str]) -> tuple[str, ...]:
+    """The entrants in a random seat order: the person sits anywhere (in some variants the first
+    seat plays first)."""
+    order = list(names)
+    secrets.SystemRandom().shuffle(order)
+    return tuple(order)
 
 
 def _readable(directory: Path) -> None:

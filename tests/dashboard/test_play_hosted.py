@@ -158,43 +158,54 @@ def test_a_guest_plays_a_whole_game_stored_apart_from_every_league(stored: Store
         assert chosen, "the person was never asked"
 
         info = client.get(f"/api/human-matches/{match_id}").json()["match"]
-        assert info["names"] == ["human:Ada <b>Lovelace</b>", "classic/heuristic@1", "classic/lowest@1"]
-        assert [s["bot_version_id"] for s in info["seats"]] == [None, heuristic.id, lowest.id]
+        names = {
+            "human:Ada <b>Lovelace</b>": None,
+            "classic/heuristic@1": heuristic,
+            "classic/lowest@1": lowest,
+        }
+        assert sorted(info["names"]) == sorted(names)  # seated in a random order
+        me = info["names"].index("human:Ada <b>Lovelace</b>")
+        by_seat = {s["seat"]: s for s in info["seats"]}
+        for seat, name in enumerate(info["names"]):
+            version = names[name]
+            assert by_seat[seat]["bot_version_id"] == (None if version is None else version.id)
+        assert by_seat[me]["person"] == "human:Ada <b>Lovelace</b>"
         assert info["config"] == {"hands": 1, "hand_size": 3, "target": None, "players": 3}
         body = client.get(f"/api/human-matches/{match_id}/transcript").json()
         transcript = Transcript.from_json(body)
         outcome = verify(transcript)
         assert transcript.digest() == info["digest"]
-        assert list(outcome.scores) == [s["score"] for s in info["seats"]]
-        assert body["meta"]["seats"][0] == "human:Ada <b>Lovelace</b>"
+        assert list(outcome.scores) == [by_seat[seat]["score"] for seat in range(3)]
+        assert body["meta"]["seats"] == info["names"]
         # The person's actions are the options picked, in order.
-        mine = [action for step in transcript.steps for seat, action in step if seat == 0]
+        mine = [action for step in transcript.steps for seat, action in step if seat == me]
         assert len(mine) == len(chosen)
 
         replay = client.get(f"/human-matches/{match_id}")
         assert replay.status_code == 200 and "Lovelace</b>" not in replay.text
         for step in range(info["steps"] + 1):
-            assert client.get(f"/human-matches/{match_id}?step={step}&seat=0").status_code == 200
-        frames = client.get(f"/api/human-matches/{match_id}/replay?seat=1").json()["frames"]
+            assert client.get(f"/human-matches/{match_id}?step={step}&seat={me}").status_code == 200
+        frames = client.get(f"/api/human-matches/{match_id}/replay?seat={(me + 1) % 3}").json()["frames"]
         assert len(frames) == info["steps"] + 1
 
-        # The bots' pages count it, with a link to its replay.
-        bot = client.get(f"/api/bots/{info['seats'][1]['bot_id']}").json()
-        (row,) = bot["against_people"]
-        assert (row["games"], row["mean_score"]) == (1, info["seats"][1]["score"])
-        assert row["ci_low"] is None  # one game: no interval
-        assert [g["id"] for g in bot["people_games"]] == [match_id]
-        html = client.get(f"/bots/{info['seats'][1]['bot_id']}").text
-        assert f'href="/human-matches/{match_id}"' in html
-
-        # No league sees it: its table, its match lists, the bots' league match lists.
+        # The bots' pages count it, with a link to its replay; no league sees it: its table, its
+        # match lists, the bots' league match lists.
         assert client.get(f"/api/leagues/{stored.league.id}").json() == league_before
-        for name in ("heuristic", "lowest"):
-            version = stored.versions[name]
-            listed = client.get(
-                f"/api/bots/{info['seats'][1 if name == 'heuristic' else 2]['bot_id']}/matches"
-            )
-            assert all(m["league_id"] == stored.league.id for m in listed.json()["matches"]), version
+        for seat in by_seat.values():
+            if seat["bot_id"] is None:
+                continue
+            bot = client.get(f"/api/bots/{seat['bot_id']}").json()
+            (row,) = bot["against_people"]
+            assert (row["games"], row["mean_score"], row["ci_low"]) == (
+                1,
+                seat["score"],
+                None,
+            )  # one game: no interval
+            assert row["people_mean_score"] == by_seat[me]["score"]
+            assert [g["id"] for g in bot["people_games"]] == [match_id]
+            assert f'href="/human-matches/{match_id}"' in client.get(f"/bots/{seat['bot_id']}").text
+            listed = client.get(f"/api/bots/{seat['bot_id']}/matches").json()["matches"]
+            assert listed and all(m["league_id"] == stored.league.id for m in listed)
     after = counts(stored.engine)
     assert after[:2] == before[:2] and after[2] == before[2] + 1
 
@@ -445,6 +456,8 @@ def test_a_guest_who_never_opens_the_table_leaves_it_after_the_grace_period(stor
         shown = client.get("/api" + table).json()["table"]
     with stored.engine.connect() as conn:
         person = conn.execute(
-            select(human_seats).where(human_seats.c.match_id == shown["match_id"], human_seats.c.seat == 0)
+            select(human_seats).where(
+                human_seats.c.match_id == shown["match_id"], human_seats.c.person.is_not(None)
+            )
         ).one()
     assert person.person == "human:Ghost" and person.disconnects >= 1

@@ -9,6 +9,7 @@ the operator reads both.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -40,8 +41,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClien
         assert sat.status_code == 303
         state = play_through(client, sat.headers["location"])
         info = client.get(f"/api/human-matches/{state['match_id']}").json()["match"]
-        bot_id = info["seats"][1]["bot_id"]
-        yield client, state["match_id"], bot_id
+        (seat,) = [s for s in info["seats"] if s["bot_id"] is not None]
+        yield client, state["match_id"], seat["bot_id"]
     engine.dispose()
 
 
@@ -49,6 +50,7 @@ def test_anonymous_visitors_see_the_fault_kinds_only(played: tuple[TestClient, i
     client, game, bot_id = played
     paths = [
         f"/human-matches/{game}",
+        f"/human-matches/{game}?seat=0",
         f"/human-matches/{game}?seat=1",
         f"/api/human-matches/{game}",
         f"/api/human-matches/{game}/replay",
@@ -60,7 +62,7 @@ def test_anonymous_visitors_see_the_fault_kinds_only(played: tuple[TestClient, i
         answer = client.get(path)
         assert answer.status_code == 200, path
         assert STDERR_MARKER not in answer.text and REASON_MARKER not in answer.text, path
-    seat = client.get(f"/api/human-matches/{game}").json()["match"]["seats"][1]
+    seat = leaky_seat(client.get(f"/api/human-matches/{game}").json())
     assert seat["fault_kinds"].get("exception", 0) >= 1
     assert "fault_detail" not in seat
     assert "exception" in client.get(f"/human-matches/{game}").text
@@ -69,7 +71,7 @@ def test_anonymous_visitors_see_the_fault_kinds_only(played: tuple[TestClient, i
 def test_the_operator_reads_the_reasons_and_the_stderr(played: tuple[TestClient, int, int]) -> None:
     client, game, _ = played
     bearer = {"authorization": f"Bearer {TOKEN}"}
-    seat = client.get(f"/api/human-matches/{game}", headers=bearer).json()["match"]["seats"][1]
+    seat = leaky_seat(client.get(f"/api/human-matches/{game}", headers=bearer).json())
     text = str(seat["fault_detail"])
     assert REASON_MARKER in text and STDERR_MARKER in text
     page = client.get(f"/human-matches/{game}", headers=bearer).text
@@ -77,3 +79,8 @@ def test_the_operator_reads_the_reasons_and_the_stderr(played: tuple[TestClient,
     assert (
         client.get(f"/api/human-matches/{game}", headers={"authorization": "Bearer wrong"}).status_code == 401
     )
+
+
+def leaky_seat(shown: dict[str, Any]) -> dict[str, Any]:
+    (seat,) = [s for s in shown["match"]["seats"] if s["bot_id"] is not None]
+    return seat
