@@ -5,13 +5,17 @@ entrant's connection is the referee's real :class:`~referee.server.connection.Co
 (Updates assembled as the bytes the stream sends), and its "bot" is a task that parses each Update
 and answers every request of it at once with its last option. The CPU time of this process per hand is the
 referee's per-step cost with gRPC's left out (the sockets, the HTTP/2 framing, the messages'
-serialization), plus the bots' reading of the requests' ids and options. Steadier than
+serialization), plus the bots' reading of the requests' ids and options. The garbage collector is
+tuned as the referee process tunes it (``referee.settings.tune_gc``: start-up objects frozen, the
+first threshold ``SIXNIMMT_GC_THRESHOLD``), for the measurement only. Steadier than
 ``referee.cpu_ms_per_hand`` on a busy machine: one process, no waiting on others.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -19,6 +23,7 @@ from typing import Any
 from referee.driver import EntrantLink, FaultPolicy, MatchDriver, MatchReport, TimeControl
 from referee.rules.registry import make_variant
 from referee.server.connection import Connection
+from referee.settings import load, tune_gc
 from sixnimmt.v1 import referee_pb2
 
 CONFIG = {"players": 4, "hands": 1, "target": None}
@@ -55,14 +60,27 @@ async def _play(matches: int) -> list[MatchReport]:
     return list(reports)
 
 
+@contextlib.contextmanager
+def _referee_gc() -> Iterator[None]:
+    """The collector as a referee process has it (frozen start-up, its first threshold), then back."""
+    threshold = gc.get_threshold()
+    tune_gc(load())
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
+
+
 def cpu_ms_per_hand(matches: int, repeats: int) -> float:
     """The least CPU time per hand of ``repeats`` runs of ``matches`` one-hand matches at once."""
     best = float("inf")
-    for _ in range(repeats):
-        start = time.process_time()
-        reports = asyncio.run(_play(matches))
-        best = min(best, time.process_time() - start)
-        assert all(not any(s.faults for s in r.seats) for r in reports)
+    with _referee_gc():
+        for _ in range(repeats):
+            start = time.process_time()
+            reports = asyncio.run(_play(matches))
+            best = min(best, time.process_time() - start)
+            assert all(not any(s.faults for s in r.seats) for r in reports)
     return best / matches * 1000
 
 
