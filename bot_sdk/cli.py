@@ -123,7 +123,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play games between bots in this process (local arena)")
     p.add_argument("--bots", required=True, help="comma-separated bot specs, one per seat")
     # None: 10 games between bots; the dashboard's `play --human` (its plugin adds the flag) plays 1.
-    p.add_argument("--games", type=positive, default=None, help="games to play (default: 10)")
+    p.add_argument("--games", type=positive, default=None, help="games to play (default: 10; 1 with --human)")
     game_options(p)
     p.add_argument("--transcripts", type=Path, help="write each game's transcript into this directory")
     json_flag(p)
