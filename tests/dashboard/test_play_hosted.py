@@ -461,3 +461,20 @@ def test_a_guest_who_never_opens_the_table_leaves_it_after_the_grace_period(stor
             )
         ).one()
     assert person.person == "human:Ghost" and person.disconnects >= 1
+
+
+def test_the_signed_in_operator_plays_as_the_operator(stored: Stored) -> None:
+    token = "operator-token-0123456789"
+    version = stored.versions["lowest"]
+    with TestClient(create_app(stored.engine, token, play_settings())) as client:
+        assert "you play as a guest" in client.get("/play?variant=classic").text
+        assert (
+            client.post("/signin", data={"token": token, "next": "/play"}, follow_redirects=False).status_code
+            == 303
+        )
+        lobby = client.get("/play?variant=classic").text
+        assert "you play as the signed-in operator" in lobby and 'value="operator"' in lobby
+        state = play_through(client, sit(client, [version], name="operator").headers["location"])
+    with stored.engine.connect() as conn:
+        played = conn.execute(select(human_matches.c.operator).where(human_matches.c.id == state["match_id"]))
+        assert played.scalar_one() is True
