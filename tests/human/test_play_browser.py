@@ -99,6 +99,7 @@ def test_a_whole_game_by_clicking_at_phone_width(watched: Watched, tmp_path: Pat
         chosen = play_out(page, seat, random.Random(3))
         (played,) = table.played()
         result = page.locator("#result").inner_text()
+        assert page.locator("#hand, #rows").count() == 0  # no stale board: the final one is in the replay
         watched.shot("play-result")
         page.locator("#replay-link").click()
         page.wait_for_selector("#replay", timeout=TIMEOUT_MS)
