@@ -516,7 +516,7 @@ def create_app(
             response = _error(
                 request,
                 429,
-                f"{exc}: every table the dashboard runs at once is taken; try again in a few minutes",
+                f"{exc} (the most this dashboard plays at once); try again in a few minutes",
             )
             response.headers["retry-after"] = "60"
             return response
