@@ -3,7 +3,10 @@
 Random games are played first and their views and events kept, so only the conversion is timed:
 ``wire.<game>.requests_per_s`` writes each pending seat's request (view included, the shared part
 built once per step), ``wire.<game>.events_per_s`` a step's events; ``….reads_per_s`` turns the
-requests' and events' messages back into domain values, as the SDK does.
+requests' and events' messages back into domain values, as the SDK does. ``….request_bytes_per_s``
+writes the same requests as the referee sends them, as bytes (``referee.wire.request_bytes``: no
+message objects, the step's table encoded once); ``….requests_per_s`` builds them as messages
+(without serializing them).
 """
 
 from __future__ import annotations
@@ -99,8 +102,14 @@ def measure(steps: Steps, wire: ModuleType = default_wire, repeats: int = 5) -> 
         for event in sent_events:
             event_from_wire(event)
 
+    def request_bytes() -> None:
+        for ask in steps.asks:
+            for decision, view in ask:
+                wire.request_bytes(1, "m", variant, decision, view, 2000, 10_000)
+
     return {
         "requests_per_s": requests / _best(write_requests, repeats),
+        "request_bytes_per_s": requests / _best(request_bytes, repeats),
         "events_per_s": events / _best(write_events, repeats),
         "reads_per_s": (requests + events) / _best(read, repeats),
     }
@@ -110,5 +119,11 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
     for name, (variant, config, games) in GAMES.items():
         figures = measure(record(variant, config, 2 if quick else games), repeats=2 if quick else 7)
         for figure, value in figures.items():
-            unit = "messages/s" if figure == "reads_per_s" else figure.replace("_per_s", "/s")
+            unit = (
+                "messages/s"
+                if figure == "reads_per_s"
+                else "requests/s"
+                if "request" in figure
+                else "events/s"
+            )
             yield {"name": f"wire.{name}.{figure}", "value": round(value), "unit": unit}
