@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 from humankit import seat_actions
-from testkit import sixnimmt
+from testkit import sixnimmt, wait_for
 
 from referee.rules.transcript import Transcript, verify
 
@@ -130,3 +131,57 @@ def test_play_without_human_is_the_sdks_local_arena(tmp_path: Path) -> None:
     done = sixnimmt(tmp_path, "play", "--bots", "random,random", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["games"] == 10
+
+
+def _bots_of(pid: int) -> set[int]:
+    """The bot processes (``python -m bot_sdk.run``) whose parent is ``pid``."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"bot_sdk.run" in argv:
+                found.add(int(entry.name))
+    return found
+
+
+def test_play_human_opens_the_browser_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\necho "$1" >> {opened}\n')
+    browser.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")} | {"BROWSER": str(browser)}
+    command = [sys.executable, "-m", "bot_sdk.cli", "play", "--human", "--bots", "random,random"]
+    run = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO
+    )
+    try:
+        assert run.stdout is not None
+        line = run.stdout.readline()
+        assert line.startswith("sixnimmt play: your table is at http://127.0.0.1:") and "Ctrl-C" in line
+        url = line.split(" at ", 1)[1].split()[0]
+        assert wait_for(lambda: opened.exists() and opened.read_text().strip(), 60, "the browser") == url
+        api = url.replace("/seats/", "/api/seats/")
+        state = _get(f"{api}/state")["state"]
+        while state["decision"] is None:  # the bots are up and the game runs
+            state = _get(f"{api}/state?wait=5&after={state['version']}")["state"]
+        bots = _bots_of(run.pid)
+        assert len(bots) == 2  # the referee runs in the command's process
+        run.send_signal(signal.SIGINT)
+        assert run.wait(60) == 0
+        assert "sixnimmt play: stopped" in (run.stderr.read() if run.stderr else "")
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert not [pid for pid in bots if _alive(pid)]  # no bot left behind
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
