@@ -27,6 +27,7 @@ from bot_sdk.bots import reference_bot
 from bot_sdk.play import play_match
 from dashboard.app import create_app
 from referee.rules.registry import make_variant
+from referee.rules.spec import installed_variants
 from referee.rules.transcript import Transcript, verify
 from referee.settings import Settings, load
 from workers import league as leagues
@@ -478,3 +479,36 @@ def test_the_signed_in_operator_plays_as_the_operator(stored: Stored) -> None:
     with stored.engine.connect() as conn:
         played = conn.execute(select(human_matches.c.operator).where(human_matches.c.id == state["match_id"]))
         assert played.scalar_one() is True
+
+
+VARIANTS = [cls.name for cls in installed_variants()]
+
+
+@pytest.fixture(scope="module")
+def every_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    """A store with each installed variant's random reference bot (stored by creating a league)."""
+    engine = make_engine(f"sqlite:///{tmp_path_factory.mktemp('every-variant') / 'store.db'}")
+    upgrade(engine)
+    for name in VARIANTS:
+        leagues.create(engine, f"of-{name}", ["random*2"], variant=name, table_size=2, deals=1, seed=1)
+    yield engine
+    engine.dispose()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_variant_plays_a_whole_game_at_a_table(every_game: Engine, variant: str) -> None:
+    """Each variant the registry lists, with its default options, against a stored bot: a whole game
+    answered through the table's routes (each decision's options in turn), verified and stored."""
+    (version,) = repo.playable_versions(every_game, variant)
+    with TestClient(create_app(every_game, "", play_settings())) as client:
+        csrf, offered = lobby_form(client, variant)
+        assert offered == [str(version.id)]
+        form = {"csrf": csrf, "variant": variant, "name": "Vera", "opponent1": str(version.id)}
+        sat = client.post("/play", data=form, follow_redirects=False)
+        assert sat.status_code == 303, sat.text
+        turns = iter(range(10**6))
+        state = play_through(client, sat.headers["location"], lambda d: next(turns) % len(d["options"]))
+        body = client.get(f"/api/human-matches/{state['match_id']}/transcript").json()
+    transcript = Transcript.from_json(body)
+    verify(transcript)
+    assert transcript.variant == variant and "human:Vera" in body["meta"]["seats"]
