@@ -41,6 +41,11 @@ it out by then (and plays its default action), so the seat sends nothing and mov
 referee's next message."""
 
 
+SETTLE_S = 0.05
+"""How long a change that is on its way to another (a choice made, the others' turn) may wait for it
+before a waiting page gets it."""
+
+
 class SeatError(ValueError):
     """A choice the seat refuses: not the pending request, or not one of its options."""
 
@@ -164,11 +169,20 @@ class Seat:
         ``timeout`` seconds, whichever comes first."""
         self.seen()
         with self._changed:
-            if after is not None:
-                self._changed.wait_for(lambda: self.version != after or self._shut, timeout)
+            if after is not None and self._changed.wait_for(
+                lambda: self.version != after or self._shut, timeout
+            ):
+                # A choice sets off a burst of changes (the choice, the step's events, the next
+                # decision) when the others answer at once: one answer for the burst, not one each.
+                self._changed.wait_for(lambda: self._settled() or self._shut, SETTLE_S)
             state = self._state()
         self.seen()
         return state
+
+    def _settled(self) -> bool:
+        """Whether the state is one a page waits in: a decision to make, the others' turn for
+        longer than :data:`SETTLE_S`, the game over or left."""
+        return not (self.status == "playing" or (self.status == "deciding" and self.chosen is not None))
 
     def state(self) -> dict[str, Any]:
         """Everything the page shows, JSON-ready (see docs/play.md)."""
