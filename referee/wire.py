@@ -1224,9 +1224,10 @@ def events_to_wire(variant: str, match_id: str, step: int, events: Sequence[Even
     same ``events`` object) and copied.
     """
     global _last_events
-    if _last_events is None or _last_events[0] is not events:
-        _last_events = (events, codec(variant).events_to_wire(match_id, step, events))
-    out.extend(_last_events[1])
+    last = _last_events  # once: a referee on another thread may replace it meanwhile
+    if last is None or last[0] is not events:
+        last = _last_events = (events, codec(variant).events_to_wire(match_id, step, events))
+    out.extend(last[1])
 
 
 _last_event_bytes: tuple[Sequence[Event], list[bytes]] | None = None
@@ -1236,10 +1237,11 @@ def events_bytes(variant: str, match_id: str, step: int, events: Sequence[Event]
     """The bytes of each message :func:`events_to_wire` writes for a step's events; encoded once
     for every connection of the match (for the same ``events`` object)."""
     global _last_event_bytes
-    if _last_event_bytes is None or _last_event_bytes[0] is not events:
+    last = _last_event_bytes  # once: a referee on another thread may replace it meanwhile
+    if last is None or last[0] is not events:
         messages = codec(variant).events_to_wire(match_id, step, events)
-        _last_event_bytes = (events, [message.SerializeToString() for message in messages])
-    return _last_event_bytes[1]
+        last = _last_event_bytes = (events, [message.SerializeToString() for message in messages])
+    return last[1]
 
 
 def event_from_wire(message: game_pb2.MatchEvent) -> Event:
@@ -1251,7 +1253,7 @@ def event_from_wire(message: game_pb2.MatchEvent) -> Event:
     return codec_.event_from_wire(message)
 
 
-_last_config: list[Any] = [None, ""]
+_last_config: tuple[Any, str] = (None, "")
 """The last config :func:`start_to_wire` wrote, and its JSON (configs are never mutated)."""
 
 
@@ -1268,9 +1270,10 @@ def start_to_wire(
     out.match_id = match_id
     out.seat = seat
     out.variant = variant
-    last = _last_config
+    global _last_config
+    last = _last_config  # once: a referee on another thread may replace it meanwhile
     if last[0] is not config:  # a match's seats start one after another: its config once
-        last = _last_config[:] = [config, json.dumps(config, sort_keys=True)]
+        last = _last_config = (config, json.dumps(config, sort_keys=True))
     out.config_json = last[1]
     out.seat_seed = seat_seed
     out.seat_names.extend(seat_names)
