@@ -9,6 +9,7 @@ tests/workers/test_leases.py.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -55,9 +56,10 @@ def test_advance_after_a_block_while_sent_blocks_wait_reads_no_block_list(engine
     with statements(engine) as seen:
         report = reconcile.advance(engine, league.id, sent.append)
     assert report.queued == {} and report.finished == [] and sent == []
-    # The league's phase and one probe for a block still to be stored; no read of every block.
-    assert len(seen) == 2, seen
-    assert "LIMIT" in seen[-1].upper()
+    # The league's phase and one probe for a block still to be stored, in one statement; no read
+    # of every block.
+    assert len(seen) == 1, seen
+    assert "EXISTS" in seen[0].upper() and "LIMIT" in seen[0].upper()
     # The last block's advance still finishes the league.
     for block in rest:
         _store_one(engine, league, block)
@@ -130,3 +132,132 @@ def test_the_last_pending_blocks_come_from_the_index_without_a_sort(pg_url: str)
         assert not any("Sort" in line for line in plan), plan
     finally:
         store.dispose()
+
+
+@contextmanager
+def transactions(store: Engine) -> Iterator[list[str]]:
+    """The transactions ``store`` begins meanwhile ("AUTOCOMMIT" for a statement alone)."""
+    seen: list[str] = []
+
+    def note(conn: Any) -> None:
+        seen.append(str(conn.get_execution_options().get("isolation_level", "transaction")))
+
+    event.listen(store, "begin", note)
+    try:
+        yield seen
+    finally:
+        event.remove(store, "begin", note)
+
+
+def test_a_blocks_store_calls_are_eleven_statements_and_on_postgresql_one_transaction(
+    engine: Engine,  # noqa: F811
+) -> None:
+    """What a worker asks of the store for one block (bench/bench_capacity.py's phases): accept
+    the message, the pending blocks beside it, claim, the league, renew, store, advance. 16
+    statements in 9 transactions before; on PostgreSQL only the results' is a transaction now,
+    every other statement is its own (no BEGIN and COMMIT or ROLLBACK round trips)."""
+    from workers.queue import messages
+
+    league = make_league(engine)
+    repo.start_league(engine, league.id)
+    first, *rest = repo.blocks_of(engine, league.id)
+    for block in (first, *rest):
+        assert repo.mark_queued(engine, block.id, not_since=reconcile.EPOCH)
+    store = repo.store_id(engine)
+    sent: list[BlockMessage] = []
+    with statements(engine) as seen, transactions(engine) as begun:
+        assert messages.accept(engine, (first.id, league.id, store), {}) is not None
+        assert [b.number for b in repo.pending_blocks_beside(engine, first.id, limit=8)] == [2, 1]
+        claim = repo.claim_block(engine, first.id, "w", lease_s=60)
+        assert claim is not None and claim.attempts == 1 and claim.status == "running"
+        assert repo.league_by_id(engine, league.id).id == league.id
+        assert repo.renew_lease(engine, first.id, claim.claim, lease_s=60)
+        assert repo.record_block(engine, first.id, played(first, league), claim=claim.claim)
+        assert reconcile.advance(engine, league.id, sent.append).queued == {}
+    if engine.dialect.name == "postgresql":
+        assert len(seen) == 11, seen
+        assert begun.count("transaction") == 1, begun
+    else:  # SQLite inserts the matches one by one (to return their ids in order)
+        assert len(seen) == 10 + len(played(first, league)), seen
+    assert repo.get_block(engine, first.id).status == "done"
+
+
+def test_a_read_outside_a_transaction_leaves_the_pooled_connection_transactional(pg_engine: Engine) -> None:
+    """``reading`` takes a pooled connection out of its transaction for its block only: the next
+    ``begin`` on the same connection is a transaction again, and rolls back."""
+    from sqlalchemy import text
+
+    from workers.store.engine import reading
+
+    league = make_league(pg_engine)
+    with reading(pg_engine) as conn:
+        raw = conn.connection.dbapi_connection
+        assert raw is not None and raw.autocommit
+        assert conn.execute(text("SELECT count(*) FROM blocks")).scalar_one() == 3
+    with pytest.raises(RuntimeError), pg_engine.begin() as conn:
+        assert conn.connection.dbapi_connection is raw and not raw.autocommit
+        conn.execute(text("UPDATE blocks SET status = 'failed' WHERE league_id = :l"), {"l": league.id})
+        raise RuntimeError("rolled back")
+    assert {b.status for b in repo.blocks_of(pg_engine, league.id)} == {"pending"}
+
+
+def test_claims_racing_for_one_block_give_it_to_one(pg_engine: Engine) -> None:
+    """Eight claims at once, each on a connection of its own: one wins (attempt 1), the others
+    are told the block is leased; once stored, stores racing with the winner's store nothing."""
+    league = make_league(pg_engine)
+    block = repo.blocks_of(pg_engine, league.id)[0]
+    start = threading.Barrier(8)
+    won: list[repo.BlockRow] = []
+    held: list[str] = []
+
+    def claim(i: int) -> None:
+        start.wait(60)
+        try:
+            row = repo.claim_block(pg_engine, block.id, f"w{i}", lease_s=60)
+            assert row is not None
+            won.append(row)
+        except repo.LeaseHeldError as exc:
+            held.append(str(exc))
+
+    threads = [threading.Thread(target=claim, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert len(won) == 1 and len(held) == 7
+    (row,) = won
+    assert row.attempts == 1 and repo.get_block(pg_engine, block.id).claim == row.claim
+    # A stale claim (attempt 0) stores nothing; the winner's stores once.
+    stored = []
+    stores = threading.Barrier(4)
+
+    def store(claim: tuple[str, int]) -> None:
+        stores.wait(60)
+        stored.append(repo.record_block(pg_engine, block.id, played(block, league), claim=claim))
+
+    racers = [threading.Thread(target=store, args=(c,)) for c in [row.claim] * 3 + [(row.claim[0], 0)]]
+    for thread in racers:
+        thread.start()
+    for thread in racers:
+        thread.join(120)
+    assert sorted(stored) == [False, False, False, True]
+    assert len(repo.league_results(pg_engine, league.id)) == len(played(block, league)) * 2
+
+
+def test_a_claim_says_why_a_block_is_not_claimable_and_fences_the_one_before(engine: Engine) -> None:  # noqa: F811
+    league = make_league(engine)
+    block = repo.blocks_of(engine, league.id)[0]
+    with pytest.raises(repo.NotFoundError):
+        repo.claim_block(engine, 10_000, "w", lease_s=60)
+    with pytest.raises(repo.NotFoundError):
+        repo.record_block(engine, 10_000, [], claim=("w", 1))
+    first = repo.claim_block(engine, block.id, "w1", lease_s=-1)  # its lease is over at once
+    assert first is not None and first.attempts == 1
+    second = repo.claim_block(engine, block.id, "w2", lease_s=60)
+    assert second is not None and second.claim == ("w2", 2)
+    with pytest.raises(repo.LeaseHeldError, match="being played by w2"):
+        repo.claim_block(engine, block.id, "w3", lease_s=60)
+    assert not repo.renew_lease(engine, block.id, first.claim, lease_s=60)
+    assert repo.record_block(engine, block.id, played(block, league), claim=first.claim) is False
+    assert repo.record_block(engine, block.id, played(block, league), claim=second.claim) is True
+    assert repo.claim_block(engine, block.id, "w3", lease_s=60) is None

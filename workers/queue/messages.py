@@ -37,6 +37,7 @@ from sqlalchemy import Engine
 
 from workers import metrics
 from workers.store import repo
+from workers.store.repo.leagues import block_league
 
 log = logging.getLogger(__name__)
 
@@ -111,13 +112,13 @@ def check(engine: Engine, message: BlockMessage) -> Refusal | None:
     """
     if message.store != repo.store_id(engine):
         return Refusal.OTHER_STORE
-    try:
-        block = repo.get_block(engine, message.block)
-    except repo.NotFoundError:
+    found = block_league(engine, message.block)  # the block's league and its phase: one statement
+    if found is None:
         return Refusal.UNKNOWN_BLOCK
-    if block.league_id != message.league:
+    league_id, phase = found
+    if league_id != message.league:
         return Refusal.OTHER_LEAGUE
-    if repo.league_phase(engine, message.league) == "created":
+    if phase == "created":
         return Refusal.NOT_STARTED
     return None
 

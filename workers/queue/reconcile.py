@@ -51,6 +51,7 @@ from workers.play import lease
 from workers.queue import routing
 from workers.queue.messages import BlockMessage
 from workers.store import repo
+from workers.store.repo.leagues import league_progress
 
 log = logging.getLogger(__name__)
 
@@ -129,13 +130,15 @@ def advance(engine: Engine, league_id: int, send: Send, *, report: Pass | None =
     handed to the workers is left alone.
     """
     report = report or Pass()
-    phase = repo.league_phase(engine, league_id)
+    # The league's phase and one indexed probe for a block handed to the workers and not stored
+    # yet, in one statement.
+    phase, sent_left = league_progress(engine, league_id)
     if phase == "finished":
         report.finished.append(league_id)
         return report
     if phase != "started":
         return report
-    if repo.blocks_left(engine, league_id, sent_only=True):
+    if sent_left:
         # A block handed to the workers is still to be stored: no round can be added, nor the
         # league finished (whoever stores the last one calls this after its commit and finds none
         # left). One indexed probe, where reading every block of the league after every block

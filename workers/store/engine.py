@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy import Connection, Engine, create_engine, event, inspect
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DisconnectionError
 
@@ -191,6 +192,38 @@ def _ping_when_idle(engine: Engine) -> None:
         except Exception as exc:
             # The pool throws this connection away and takes another (up to three times).
             raise DisconnectionError(f"the store's connection is gone: {exc}") from exc
+
+
+def reading(engine: Engine) -> Connection:
+    """A connection for reads (``with reading(engine) as conn:``): on PostgreSQL outside a
+    transaction of its own, each statement its own.
+
+    A read in a transaction of its own costs two more round trips (``BEGIN`` before it, and the
+    ``ROLLBACK`` when the connection goes back to the pool) and sees nothing more: under READ
+    COMMITTED, PostgreSQL's level here, every statement reads its own snapshot either way. A
+    worker makes about five such reads a block (docs/capacity.md). SQLite, and a read-only
+    engine (the dashboard's, whose read-only mode holds per transaction), keep their transaction.
+    """
+    conn = engine.connect()
+    if _statements_alone(engine):
+        conn.execution_options(isolation_level="AUTOCOMMIT")
+    return conn
+
+
+def one_statement(engine: Engine) -> AbstractContextManager[Connection]:
+    """A connection for one writing statement (``with one_statement(engine) as conn:``): on
+    PostgreSQL the statement is its own transaction (no ``BEGIN`` and ``COMMIT`` round trips
+    around it: one statement is atomic alone); elsewhere a transaction as :meth:`Engine.begin`
+    makes (SQLite's takes the write lock at ``BEGIN``). Only for exactly one statement."""
+    if _statements_alone(engine):
+        return reading(engine)
+    return engine.begin()
+
+
+def _statements_alone(engine: Engine) -> bool:
+    return engine.dialect.name == "postgresql" and not engine.get_execution_options().get(
+        "postgresql_readonly"
+    )
 
 
 def _private_file(path: Path, *, default: bool) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine, or_, select, update
 
+from workers.store.engine import one_statement, reading
 from workers.store.repo.common import LeaseHeldError, NotFoundError, _aware, _now
 from workers.store.schema import blocks
 
@@ -39,7 +40,7 @@ def blocks_of(engine: Engine, league_id: int, status: Sequence[str] | None = Non
     query = select(blocks).where(blocks.c.league_id == league_id).order_by(blocks.c.number)
     if status:
         query = query.where(blocks.c.status.in_(status))
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         return [_block(r) for r in conn.execute(query)]
 
 
@@ -59,7 +60,7 @@ def _block(row: Any) -> BlockRow:
 
 def get_block(engine: Engine, block_id: int) -> BlockRow:
     """A block by id."""
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         row = conn.execute(select(blocks).where(blocks.c.id == block_id)).first()
     if row is None:
         raise NotFoundError(f"no block {block_id}")
@@ -75,6 +76,33 @@ def claim_block(engine: Engine, block_id: int, worker: str, *, lease_s: float = 
     :func:`renew_lease`, :func:`record_block` and :func:`fail_block` check.
     """
     now = _now()
+    lease_until = now + dt.timedelta(seconds=lease_s)
+    # The usual case in one statement: a block nobody holds is claimed (compare-and-set on the row,
+    # which PostgreSQL re-checks under the row's lock when another claim wrote it meanwhile).
+    with one_statement(engine) as conn:
+        row = conn.execute(
+            update(blocks)
+            .where(
+                blocks.c.id == block_id,
+                blocks.c.status != "done",
+                ~(
+                    (blocks.c.status == "running")
+                    & blocks.c.lease_until.is_not(None)
+                    & (blocks.c.lease_until > now)
+                ),
+            )
+            .values(
+                status="running",
+                claimed_by=worker,
+                claimed_at=now,
+                lease_until=lease_until,
+                attempts=blocks.c.attempts + 1,
+            )
+            .returning(*blocks.c)
+        ).first()
+    if row is not None:
+        return _block(row)
+    # Not claimable: say why under the row's lock (or claim it, if its lease ran out since).
     with engine.begin() as conn:
         row = conn.execute(select(blocks).where(blocks.c.id == block_id).with_for_update()).first()
         if row is None:
@@ -91,7 +119,7 @@ def claim_block(engine: Engine, block_id: int, worker: str, *, lease_s: float = 
             status="running",
             attempts=row.attempts + 1,
             claimed_by=worker,
-            lease_until=now + dt.timedelta(seconds=lease_s),
+            lease_until=lease_until,
         )
         conn.execute(
             update(blocks)
@@ -115,7 +143,7 @@ def _is_claim(claim: tuple[str, int]) -> Any:
 
 def renew_lease(engine: Engine, block_id: int, claim: tuple[str, int], *, lease_s: float) -> bool:
     """Extend the lease of ``claim`` (worker, attempt) by ``lease_s`` from now; ``False``: it is lost."""
-    with engine.begin() as conn:
+    with one_statement(engine) as conn:
         done = conn.execute(
             update(blocks)
             .where(blocks.c.id == block_id, blocks.c.status == "running", _is_claim(claim))
@@ -190,14 +218,13 @@ def pending_blocks_beside(engine: Engine, block_id: int, limit: int) -> list[Blo
     """Up to ``limit`` pending blocks of ``block_id``'s league other than it, the last first (what a
     worker may play in one set with it: ``workers.play.execute.play_with_pending``). Blocks are sent in
     number order, so the last ones' messages come last: taken from the end, a block played beside
-    another is seldom one whose message a worker is about to take."""
-    with engine.connect() as conn:
-        league_id = conn.execute(select(blocks.c.league_id).where(blocks.c.id == block_id)).scalar()
-        if league_id is None:
-            return []
+    another is seldom one whose message a worker is about to take. One statement: the block's
+    league comes from a subquery."""
+    league = select(blocks.c.league_id).where(blocks.c.id == block_id).scalar_subquery()
+    with reading(engine) as conn:
         rows = conn.execute(
             select(blocks)
-            .where(blocks.c.league_id == league_id, blocks.c.status == "pending", blocks.c.id != block_id)
+            .where(blocks.c.league_id == league, blocks.c.status == "pending", blocks.c.id != block_id)
             .order_by(blocks.c.number.desc())
             .limit(limit)
         )
@@ -214,7 +241,7 @@ def blocks_left(engine: Engine, league_id: int, *, sent_only: bool = False) -> b
     query = select(blocks.c.id).where(blocks.c.league_id == league_id, blocks.c.status.in_(WAITING))
     if sent_only:
         query = query.where(blocks.c.queued_at.is_not(None))
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         found = conn.execute(query.limit(1)).first()
     return found is not None
 

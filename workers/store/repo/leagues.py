@@ -13,6 +13,8 @@ from sqlalchemy import Engine, case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from workers.planning.deals import deal_seed
+from workers.store.engine import reading
+from workers.store.repo.blocks import WAITING
 from workers.store.repo.common import (
     BotVersion,
     ConflictError,
@@ -240,7 +242,7 @@ def find_league(engine: Engine, name: str) -> League:
 
 
 def _league_where(engine: Engine, where: Any, missing: str) -> League:
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         row = conn.execute(select(leagues).where(where)).first()
         if row is None:
             raise NotFoundError(missing)
@@ -352,13 +354,54 @@ def last_progress(engine: Engine, league_id: int) -> dt.datetime | None:
 
 def league_phase(engine: Engine, league_id: int) -> str:
     """``created`` (not handed to the workers), ``started`` or ``finished``."""
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         row = conn.execute(
             select(leagues.c.started_at, leagues.c.finished_at).where(leagues.c.id == league_id)
         ).first()
     if row is None:
         raise NotFoundError(f"no league with id {league_id}")
+    return _phase(row)
+
+
+def _phase(row: Any) -> str:
     return "finished" if row.finished_at else "started" if row.started_at else "created"
+
+
+def block_league(engine: Engine, block_id: int) -> tuple[int, str] | None:
+    """The league of a block and that league's phase (:func:`league_phase`), in one statement;
+    ``None``: no such block. What a worker checks of each message (workers.queue.messages)."""
+    with reading(engine) as conn:
+        row = conn.execute(
+            select(blocks.c.league_id, leagues.c.started_at, leagues.c.finished_at)
+            .join(leagues, leagues.c.id == blocks.c.league_id)
+            .where(blocks.c.id == block_id)
+        ).first()
+    return None if row is None else (int(row.league_id), _phase(row))
+
+
+def league_progress(engine: Engine, league_id: int) -> tuple[str, bool]:
+    """The league's phase (:func:`league_phase`) and whether any of its blocks handed to the
+    broker is still to be stored (``blocks_left(..., sent_only=True)``), in one statement: what
+    a worker asks after each block it stores (workers.queue.reconcile.advance)."""
+    sent_left = (
+        select(blocks.c.id)
+        .where(
+            blocks.c.league_id == league_id,
+            blocks.c.status.in_(WAITING),
+            blocks.c.queued_at.is_not(None),
+        )
+        .limit(1)
+        .exists()
+    )
+    with reading(engine) as conn:
+        row = conn.execute(
+            select(leagues.c.started_at, leagues.c.finished_at, sent_left.label("sent_left")).where(
+                leagues.c.id == league_id
+            )
+        ).first()
+    if row is None:
+        raise NotFoundError(f"no league with id {league_id}")
+    return _phase(row), bool(row.sent_left)
 
 
 @dataclass(frozen=True, slots=True)

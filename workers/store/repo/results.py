@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from workers.store.repo.blocks import get_block
+from workers.store.repo.blocks import _is_claim, get_block
 from workers.store.repo.common import NotFoundError, _now
 from workers.store.schema import FAULT_COLUMNS, blocks, matches, ratings, seat_results, transcripts
 
@@ -57,18 +57,22 @@ def record_block(
     With ``claim`` (worker, attempt), also ``False`` when another claim took the block over after
     this one's lease expired: that worker plays it and stores it.
     """
+    done = (
+        update(blocks)
+        .where(blocks.c.id == block_id, blocks.c.status != "done")
+        .values(status="done", finished_at=_now(), error=None, lease_until=None)
+        .returning(blocks.c.id)
+    )
+    if claim is not None:
+        # Another claim that took the block over (after this one's lease expired) plays it.
+        done = done.where((blocks.c.status != "running") | _is_claim(claim))
     try:
         with engine.begin() as conn:
-            row = conn.execute(
-                select(blocks.c.status, blocks.c.claimed_by, blocks.c.attempts)
-                .where(blocks.c.id == block_id)
-                .with_for_update()
-            ).first()
-            if row is None:
-                raise NotFoundError(f"no block {block_id}")
-            if row.status == "done":
-                return False
-            if claim is not None and row.status == "running" and (row.claimed_by, row.attempts) != claim:
+            # The block marked stored first, its row locked until the results below commit with
+            # it: one statement for the checks a SELECT ... FOR UPDATE made before.
+            if conn.execute(done).first() is None:
+                if conn.execute(select(blocks.c.id).where(blocks.c.id == block_id)).first() is None:
+                    raise NotFoundError(f"no block {block_id}")
                 return False
             if played:
                 # Three statements for the whole block, not three a match: each match's id comes
@@ -101,11 +105,6 @@ def record_block(
                         for mid, match in stored
                     ],
                 )
-            conn.execute(
-                update(blocks)
-                .where(blocks.c.id == block_id)
-                .values(status="done", finished_at=_now(), error=None, lease_until=None)
-            )
     except IntegrityError:
         # Another delivery of the same block won the race: its results stand. Anything else
         # (results that contradict themselves) is an error the caller must see.
