@@ -31,6 +31,12 @@
 ``league.celery.cores_busy_1w`` / ``league.celery.cores_busy_2w``
     How many of the machine's cores were busy (``/proc/stat``: every process on it) while one /
     two workers played that league.
+``league.celery.efficiency_2w``
+    Throughput per busy core of two workers over that of one, from the same two leagues:
+    (hands/s on two workers ÷ ``cores_busy_2w``) ÷ (hands/s on one ÷ ``cores_busy_1w``) (goal
+    >= 0.9). Below 1 when a hand costs more CPU with two workers (contention in the store, the
+    broker or the machine); unlike ``scaling_2w`` it does not depend on how many cores one worker
+    leaves idle.
 ``league.celery.scaling_bound``
     The machine's cores over ``cores_busy_1w``: the most two workers can give over one here when
     a hand costs the same CPU on either (a worker's referee, its four bots and the store already
@@ -470,6 +476,11 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
                         yield {
                             "name": "league.celery.scaling_2w",
                             "value": round(two / one, 2),
+                            "unit": "ratio",
+                        }
+                        yield {
+                            "name": "league.celery.efficiency_2w",
+                            "value": round((two / busy_two) / (one / busy_one), 2),
                             "unit": "ratio",
                         }
                         for name, busy in (("1w", busy_one), ("2w", busy_two)):
