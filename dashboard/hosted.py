@@ -253,17 +253,19 @@ class Tables:
         table.thread.start()
         return table
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Stop every table still playing (their persons' seats leave: disconnect faults) and wait."""
+    def close(self, timeout: float = 20.0) -> None:
+        """Stop every table still playing (their persons' seats leave: disconnect faults) and wait
+        ``timeout`` seconds at most in all for them to be stored."""
         with self._lock:
             self._closed = True
             tables = list(self._tables.values())
         for table in tables:
             if not table.over:
                 table.seat.leave("the dashboard is stopping")
+        deadline = time.monotonic() + timeout
         for table in tables:
             if table.thread is not None:
-                table.thread.join(timeout)
+                table.thread.join(max(0.0, deadline - time.monotonic()))
             table.seat.shut()
 
     def _run(self, table: HostedTable) -> None:
