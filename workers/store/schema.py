@@ -278,7 +278,7 @@ human_seats = Table(
     Column("seat", Integer, primary_key=True),
     # The bot version in the seat; NULL: the person's seat.
     Column("bot_version_id", ForeignKey("bot_versions.id")),
-    # The person's display name (the transcript's seat is ``human:NAME``); NULL: a bot's seat.
+    # The person's seat name, as in the transcript: ``human:NAME``; NULL: a bot's seat.
     Column("person", String(40)),
     Column("score", Integer, nullable=False),
     Column("rank", Integer, nullable=False),

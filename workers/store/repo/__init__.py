@@ -49,7 +49,6 @@ from workers.store.repo.common import (
     check_name,
 )
 from workers.store.repo.human import (
-    HUMAN_PREFIX,
     HumanMatch,
     HumanSeat,
     human_transcript,
@@ -90,7 +89,6 @@ from workers.store.repo.results import (
 )
 
 __all__ = [
-    "HUMAN_PREFIX",
     "MAX_NAME",
     "BadNameError",
     "BlockRow",

@@ -25,14 +25,11 @@ from workers.store.schema import (
     human_transcripts,
 )
 
-HUMAN_PREFIX = "human:"
-"""A person's seat in a transcript's seat names: ``human:NAME``."""
-
 
 @dataclass(frozen=True, slots=True)
 class HumanSeat:
     """One seat of a game against a person, ready to store: ``bot_version_id`` for a bot's seat,
-    ``person`` (the display name, without ``human:``) for the person's."""
+    ``person`` for the person's (its seat name in the transcript, ``human:NAME``)."""
 
     seat: int
     bot_version_id: int | None

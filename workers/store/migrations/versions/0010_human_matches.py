@@ -2,10 +2,11 @@
 
 - ``human_matches``, ``human_seats``, ``human_transcripts``: games a person played on the
   dashboard's Play page against stored bot versions, each seat a bot version or the person
-  (``person``, the transcript's ``human:NAME``), with its transcript. New tables beside
-  ``matches``, never rows of it: a league's standings, ratings and match lists read ``matches``
-  through its blocks, and a bot's league match list reads ``seat_results``; none of them can count
-  a game against a person. Existing stores gain three empty tables and nothing else changes.
+  (``person``: its seat name in the transcript, ``human:NAME``), with its transcript. New tables
+  beside ``matches``, never rows of it: a league's standings, ratings and match lists read
+  ``matches`` through its blocks, and a bot's league match list reads ``seat_results``; none of
+  them can count a game against a person. Existing stores gain three empty tables and nothing else
+  changes.
 
 Revision ID: 0010
 Revises: 0009
