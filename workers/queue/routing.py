@@ -2,12 +2,16 @@
 
 Each worker consumes the shared queue and a queue of its own, ``sixnimmt-blocks@<worker>``.
 After every block a worker's pool process writes which bot versions it now holds warm into a
-Redis set, ``sixnimmt-warm:<worker>``, that lives for :func:`ttl_s` seconds; the worker's main
-process (its reconciliation loop) keeps it alive while the worker runs. To send a
-block, :func:`queue_for` picks the live worker whose set holds the most of the block's bot
-versions (the shorter queue among equals), and the shared queue when none holds any or each
-such worker has :data:`DEPTH` blocks waiting already (so that a league of the same few bots
-keeps every worker busy). A worker that dies stops renewing its set:
+Redis set, ``sixnimmt-warm:<worker>``, that lives for :func:`ttl_s` seconds, and the same the
+other way round: for each bot version, the workers that hold it and until when, in a sorted set
+``sixnimmt-warm-bot:<sha256>`` (each worker's score is the moment its hold runs out). The
+worker's main process (its reconciliation loop) keeps both alive while the worker runs. To send
+a block, :func:`queue_for` reads the block's bot versions' sorted sets (one command a bot, not
+one a worker: sending no longer reads every worker's set, docs/capacity.md) and picks the live
+worker that holds the most of them (the shorter queue among equals; the :data:`CANDIDATES`
+holding the most are asked for their queue's length), and the shared queue when none holds any
+or each such worker has :data:`DEPTH` blocks waiting already (so that a league of the same few
+bots keeps every worker busy). A worker that dies stops renewing its holds:
 once the set is gone, new blocks go elsewhere, and the messages waiting in its own queue are no
 longer counted (:func:`queues`, :func:`waiting_messages`), so the reconciliation sends their
 blocks again to a live one.
@@ -16,6 +20,8 @@ blocks again to a live one.
 from __future__ import annotations
 
 import logging
+import os
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -25,6 +31,7 @@ from sqlalchemy import select
 from referee.settings import load as load_settings
 from workers import metrics
 from workers.store import repo
+from workers.store.engine import reading
 from workers.store.schema import blocks, bot_versions, league_entrants
 
 log = logging.getLogger(__name__)
@@ -35,6 +42,12 @@ DEPTH = 2
 """Blocks that may wait in one worker's own queue; more go to the shared queue."""
 KEY = "sixnimmt-warm:"
 """Prefix of each worker's set of warm bot versions (SHA-256 of their artifacts)."""
+BY_BOT = "sixnimmt-warm-bot:"
+"""Prefix of each bot version's sorted set of the workers holding it warm, scored by the moment
+(Unix seconds) each hold runs out."""
+CANDIDATES = 32
+"""At most this many workers holding a block's bots (those holding the most, then by name) are
+asked for their queue's length when it is sent."""
 
 
 def ttl_s() -> int:
@@ -50,10 +63,20 @@ def worker_queue(worker: str) -> str:
     return f"{SHARED}@{worker}"
 
 
+_CLIENTS: dict[tuple[str, int], Any] = {}
+"""One Redis client (its connection pool) per broker URL and process: a message sent no longer
+opens a connection of its own. redis-py's pool notices a fork and reconnects in the child."""
+
+
 def _client(broker_url: str) -> Any | None:
     if not broker_url.startswith(("redis://", "rediss://", "redis+socket://")):
         return None
-    return redis.Redis.from_url(broker_url, socket_timeout=2, socket_connect_timeout=2)
+    key = (broker_url, os.getpid())
+    client = _CLIENTS.get(key)
+    if client is None:
+        client = redis.Redis.from_url(broker_url, socket_timeout=2, socket_connect_timeout=2)
+        _CLIENTS[key] = client
+    return client
 
 
 def publish(worker: str, versions: Iterable[str], *, broker_url: str | None = None) -> None:
@@ -64,31 +87,48 @@ def publish(worker: str, versions: Iterable[str], *, broker_url: str | None = No
         return
     key = KEY + worker
     try:
+        ttl = ttl_s()
+        until = time.time() + ttl
+        held = sorted(set(versions))
+        before = {_text(v) for v in client.smembers(key)}
         with client.pipeline() as pipe:
             pipe.delete(key)
-            held = sorted(set(versions))
             if held:
                 pipe.sadd(key, *held)
-                pipe.expire(key, ttl_s())
+                pipe.expire(key, ttl)
+            for version in held:
+                pipe.zadd(BY_BOT + version, {worker: until})
+                pipe.zremrangebyscore(BY_BOT + version, "-inf", time.time())
+                pipe.expire(BY_BOT + version, ttl)
+            for version in before - set(held):
+                pipe.zrem(BY_BOT + version, worker)
             pipe.execute()
     except Exception as exc:  # routing is a preference: a broker hiccup must not fail a block
         log.debug("cannot publish the warm bots of %s: %s", worker, exc)
-    finally:
-        client.close()
 
 
 def keep_alive(worker: str, *, broker_url: str | None = None) -> None:
-    """Renew ``worker``'s set while the worker runs (its reconciliation loop calls this)."""
+    """Renew ``worker``'s holds while the worker runs (its reconciliation loop calls this)."""
     settings = load_settings()
     client = _client(broker_url if broker_url is not None else settings.broker_url)
     if client is None:
         return
     try:
-        client.expire(KEY + worker, ttl_s())
+        ttl = ttl_s()
+        until = time.time() + ttl
+        held = sorted(_text(v) for v in client.smembers(KEY + worker))
+        with client.pipeline() as pipe:
+            pipe.expire(KEY + worker, ttl)
+            for version in held:
+                pipe.zadd(BY_BOT + version, {worker: until}, xx=True)
+                pipe.expire(BY_BOT + version, ttl)
+            pipe.execute()
     except Exception as exc:
         log.debug("cannot renew the warm bots of %s: %s", worker, exc)
-    finally:
-        client.close()
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def live_workers(client: Any) -> dict[str, set[str]]:
@@ -110,19 +150,30 @@ def queue_for(versions: Iterable[str], *, broker_url: str | None = None, avoid: 
     client = _client(broker_url if broker_url is not None else load_settings().broker_url)
     if client is None:
         return SHARED
-    wanted = set(versions)
+    wanted = sorted(set(versions))
     try:
-        workers = live_workers(client)
-        held = {w: len(bots & wanted) for w, bots in workers.items() if bots & wanted and w != avoid}
-        waiting = {w: int(client.llen(worker_queue(w))) for w in held}
+        # One command a bot version: the workers holding it whose hold has not run out.
+        with client.pipeline(transaction=False) as pipe:
+            for version in wanted:
+                pipe.zrangebyscore(BY_BOT + version, time.time(), "+inf")
+            holders = pipe.execute()
+        held: dict[str, int] = {}
+        for workers in holders:
+            for name in workers:
+                worker = _text(name)
+                if worker != avoid:
+                    held[worker] = held.get(worker, 0) + 1
+        asked = sorted(held, key=lambda w: (-held[w], w))[:CANDIDATES]
+        with client.pipeline(transaction=False) as pipe:
+            for worker in asked:
+                pipe.llen(worker_queue(worker))
+            waiting = dict(zip(asked, (int(n) for n in pipe.execute()), strict=True))
     except Exception as exc:
         log.debug("cannot read the warm bots: %s", exc)
         return SHARED
-    finally:
-        client.close()
     # The most of the block's bots warm, then the shortest queue; a worker that has DEPTH blocks
     # waiting already gets no more: the shared queue keeps every other worker busy meanwhile.
-    ready = [w for w in sorted(held) if waiting[w] < DEPTH]
+    ready = [w for w in sorted(asked) if waiting[w] < DEPTH]
     if not ready:
         return SHARED
     return worker_queue(max(ready, key=lambda w: (held[w], -waiting[w])))
@@ -137,31 +188,38 @@ def queues(broker_url: str) -> list[str]:
         return [SHARED, *(worker_queue(w) for w in sorted(live_workers(client)))]
     except Exception:
         return [SHARED]
-    finally:
-        client.close()
 
 
 def route(engine: Any, block_id: int, *, broker_url: str | None = None) -> str:
     """The queue for a block (see :func:`queue_for`), never the worker whose claim on it lapsed."""
-    claimed_by = repo.get_block(engine, block_id).claimed_by
-    return queue_for(block_versions(engine, block_id), broker_url=broker_url, avoid=claimed_by)
+    found = _block_facts(engine, block_id)
+    if found is None:
+        raise repo.NotFoundError(f"no block {block_id}")
+    claimed_by, versions = found
+    return queue_for(versions, broker_url=broker_url, avoid=claimed_by)
 
 
 def block_versions(engine: Any, block_id: int) -> list[str]:
     """The SHA-256 of each bot version that plays in the block (what a warm pool holds)."""
-    with engine.connect() as conn:
+    found = _block_facts(engine, block_id)
+    return [] if found is None else found[1]
+
+
+def _block_facts(engine: Any, block_id: int) -> tuple[str | None, list[str]] | None:
+    """Who last claimed the block, and its bot versions (:func:`block_versions`); ``None``: no such block."""
+    with reading(engine) as conn:
         row = conn.execute(
-            select(blocks.c.league_id, blocks.c.entrants).where(blocks.c.id == block_id)
+            select(blocks.c.league_id, blocks.c.entrants, blocks.c.claimed_by).where(blocks.c.id == block_id)
         ).first()
         if row is None:
-            return []
+            return None
         positions = [int(p) for p in row.entrants]
         query = (
             select(league_entrants.c.position, bot_versions.c.sha256)
             .join(bot_versions, bot_versions.c.id == league_entrants.c.bot_version_id)
             .where(league_entrants.c.league_id == row.league_id, league_entrants.c.position.in_(positions))
         )
-        return sorted({str(sha) for _, sha in conn.execute(query)})
+        return row.claimed_by, sorted({str(sha) for _, sha in conn.execute(query)})
 
 
 def waiting_messages(broker_url: str) -> int | None:
