@@ -134,7 +134,7 @@ class Seat:
         """End the current game's stream (the referee charges a disconnect fault if it still runs)."""
         with self._changed:
             stopper = self._stopper
-            if self.status not in ("over",):
+            if self.status != "over":
                 self.ended = True
                 self._notice(f"your seat left the game: {reason}")
             self._bump()
