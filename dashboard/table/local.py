@@ -228,8 +228,9 @@ class LocalTable:
             Game(len(self.viewer.games), path, replay, seat_names(transcript.meta, replay.players))
         )
         played = Played(number, match, path, seating, kept=self.transcripts is not None)
+        outcome = transcript.outcome
         for seat in self.seats:
-            seat.tell(replay=f"/games/{number}")
+            seat.over(outcome.to_json() if outcome is not None else {}, replay=f"/games/{number}")
         return played
 
     def idle(self) -> bool:

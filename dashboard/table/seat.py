@@ -130,6 +130,17 @@ class Seat:
             self.info.update(info)
             self._bump()
 
+    def over(self, result: Mapping[str, Any], **info: Any) -> None:
+        """The game is over with ``result`` (the outcome's JSON), as the table learnt it from the
+        referee: a seat that left before the end learns it here (the others have it already);
+        ``info`` as for :meth:`tell` (the replay's address)."""
+        with self._changed:
+            if self.result is None:
+                self.result = dict(result)
+            self.status = "over"
+            self.info.update(info)
+            self._bump()
+
     def leave(self, reason: str) -> None:
         """End the current game's stream (the referee charges a disconnect fault if it still runs)."""
         with self._changed:

@@ -80,7 +80,11 @@ def test_a_seat_whose_page_is_gone_leaves_with_a_disconnect_fault(tmp_path: Path
     transcript = checked(played)
     assert transcript.meta["faults"][0] == {"disconnect": 1}
     assert seat_actions(transcript, 0)  # its decisions were played: the referee's defaults
-    assert "your seat left the game" in " ".join(seat.state()["notices"])
+    state = seat.state()
+    assert "your seat left the game" in " ".join(state["notices"])
+    # A page that comes back still finds the result and the replay: the table told the seat.
+    assert state["status"] == "over" and state["result"]["scores"] == list(transcript.outcome.scores)
+    assert state["replay"] == "/games/0"
 
 
 def test_a_seat_whose_clock_runs_out_times_out_and_answers_nothing_late(tmp_path: Path) -> None:
