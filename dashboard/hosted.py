@@ -270,10 +270,15 @@ class Tables:
 
     def _run(self, table: HostedTable) -> None:
         try:
-            match = play_table(self.engine, table, self.settings)
-            table.match_id = store_game(self.engine, table.sitting, match)
+            played = play_table(self.engine, table, self.settings)
+            table.match_id = store_game(self.engine, table.sitting, played)
             table.status = "stored"
-            table.seat.tell(replay=f"{table.root}/human-matches/{table.match_id}", match_id=table.match_id)
+            # A seat that left before the end (its page gone, then back) learns the result here.
+            table.seat.over(
+                played[0].transcript.get("outcome") or {},
+                replay=f"{table.root}/human-matches/{table.match_id}",
+                match_id=table.match_id,
+            )
         except Exception as exc:  # the page says the table failed; the log has why
             log.exception("table %s failed", table.id[:6])
             table.error = f"{type(exc).__name__}: {exc}"

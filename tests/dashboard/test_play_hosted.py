@@ -455,6 +455,10 @@ def test_a_guest_who_never_opens_the_table_leaves_it_after_the_grace_period(stor
             lambda: client.get("/api" + table).json()["table"]["status"] == "stored", 60, "the table stored"
         )
         shown = client.get("/api" + table).json()["table"]
+        # Its page, opened at last, shows the result and the replay.
+        state = client.get(f"{table}/state").json()["state"]
+        assert state["status"] == "over" and state["result"]["scores"]
+        assert state["replay"] == f"/human-matches/{shown['match_id']}"
     with stored.engine.connect() as conn:
         person = conn.execute(
             select(human_seats).where(
