@@ -78,6 +78,8 @@ class Seat:
         self._shut = False
         self._stopper: Stopper | None = None
         self._runner: threading.Thread | None = None
+        self._connect: tuple[str, str] | None = None
+        """The current game's referee and token, for a rejoin."""
         self._watchdog = threading.Thread(target=self._watch, name=f"seat-{entrant}", daemon=True)
         self._watchdog.start()
 
@@ -98,6 +100,9 @@ class Seat:
         self.result: dict[str, Any] | None = None
         self.ended = False
         """The current game's stream has ended (a disconnect: the page was gone)."""
+        self.rejoinable = False
+        """It ended because the page was gone: a page that comes back connects the seat again."""
+        self._rejoining = False
 
     # -- the table's side -----------------------------------------------------------------------
 
@@ -105,11 +110,16 @@ class Seat:
         """Connect to ``referee`` with ``token`` on a thread of its own and play its games."""
         with self._changed:
             self._reset()
-            self._stopper = Stopper()
-            self._bump()
-        stopper = self._stopper
+            self._connect = (referee, token)
+            return self._connected(Stopper())
+
+    def _connected(self, stopper: Stopper) -> threading.Thread:
+        """Called with the lock held: start the stream of the current game on its own thread."""
+        assert self._connect is not None
+        self._stopper = stopper
+        self._bump()
         thread = threading.Thread(
-            target=self._run, args=(referee, token, stopper), name=f"seat-run-{self.entrant}", daemon=True
+            target=self._run, args=(*self._connect, stopper), name=f"seat-run-{self.entrant}", daemon=True
         )
         self._runner = thread
         thread.start()
@@ -166,9 +176,21 @@ class Seat:
     # -- the page's side ------------------------------------------------------------------------
 
     def seen(self) -> None:
-        """A page of this seat asked for something: it is still there."""
+        """A page of this seat asked for something: it is still there. A seat whose stream ended
+        because its page was gone connects again, as a bot that reconnects: the referee replays
+        the game's start to it and asks it the next decisions."""
         with self._changed:
             self._seen = self._clock()
+            runner = self._runner
+            if (
+                self.rejoinable
+                and self.status != "over"
+                and not self._shut
+                and (runner is None or not runner.is_alive())
+            ):
+                self.ended = self.rejoinable = False
+                self._rejoining = True
+                self._connected(Stopper())
 
     @property
     def last_seen(self) -> float | None:
@@ -219,6 +241,9 @@ class Seat:
 
     def _start(self, seat: int, variant: str, config: Mapping[str, Any]) -> None:
         with self._changed:
+            if self._rejoining:  # the referee replayed the game's start to the seat's new stream
+                self._rejoining = False
+                self._notice("your page is back: your seat joined the game again")
             self.status, self.seat, self.variant = "playing", seat, variant
             hook = getattr(renderer(variant), "bulls", None)
             self.bulls = None if hook is None else hook(make_variant(variant, dict(config)))
@@ -297,7 +322,7 @@ class Seat:
                 playing = self.status in ("playing", "deciding") and not self.ended
                 gone = self._seen is not None and self._clock() - self._seen > self.grace_s
                 if playing and gone and self._stopper is not None:
-                    self.ended = True
+                    self.ended = self.rejoinable = True
                     self._notice(f"no page for {self.grace_s:g} s: your seat left the game")
                     self._bump()
                     stopper = self._stopper

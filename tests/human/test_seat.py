@@ -6,17 +6,20 @@ from __future__ import annotations
 import json
 import random
 import threading
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from humankit import checked, local_table, play_through_handlers, seat_actions
+from testkit import wait_for
 
 from arena.matches import MatchPlan, spawn_bot, stop_bot
 from arena.referee_thread import referee_in_thread
 from bot_sdk.bot import Bot
 from bot_sdk.runner import NO_REPLY, run
 from dashboard.table import handlers
-from dashboard.table.seat import SeatError, human_name
+from dashboard.table.seat import Seat, SeatError, human_name
 from referee.rules.core import Action, View
 
 
@@ -87,6 +90,51 @@ def test_a_seat_whose_page_is_gone_leaves_with_a_disconnect_fault(tmp_path: Path
     assert state["replay"] == "/games/0"
 
 
+def _noticed(seat: Seat, words: str) -> bool:
+    return words in " ".join(seat.state()["notices"])
+
+
+def _play_all(seats: Sequence[Seat]) -> list[list[Any]]:
+    """Each seat played to its game's end through the handlers, all at once."""
+    chosen: list[list[Any]] = [[] for _ in seats]
+
+    def play(i: int) -> None:
+        chosen[i] = play_through_handlers(seats[i], random.Random(i))
+
+    players = [threading.Thread(target=play, args=(i,)) for i in range(len(seats))]
+    for player in players:
+        player.start()
+    for player in players:
+        player.join(240)
+    return chosen
+
+
+def test_a_seat_whose_page_comes_back_joins_the_game_again(tmp_path: Path) -> None:
+    people = ("human:ann", "human:bob")
+    with local_table(("random",), people=people, transcripts=tmp_path, human_grace_s=1) as table:
+        ann, bob = table.seats
+        for seat in (ann, bob):  # both pages see their first decision
+            state = seat.wait(None, 0)
+            while state["decision"] is None:
+                state = seat.wait(state["version"], 0.5)
+        # Ann's page goes; Bob's stays and keeps the turn waiting for his card.
+        wait_for(lambda: bob.seen() or _noticed(ann, "your seat left the game"), 60, "ann's seat to leave")
+        # Ann's page comes back: the seat connects again, and the referee replays the start to it.
+        wait_for(
+            lambda: ann.seen() or bob.seen() or _noticed(ann, "joined the game again"),
+            60,
+            "ann to join again",
+        )
+        chosen = _play_all((ann, bob))
+        (played,) = table.played()
+    transcript = checked(played)
+    assert transcript.meta["faults"] == [{"disconnect": 1}, {}, {}]
+    assert transcript.meta["defaulted"][0] == 1  # the decision pending when the page went, no other
+    assert seat_actions(transcript, 0)[1:] == chosen[0] and len(chosen[0]) >= 3
+    assert seat_actions(transcript, 1) == chosen[1]
+    assert ann.state()["status"] == "over"
+
+
 def test_a_seat_whose_clock_runs_out_times_out_and_answers_nothing_late(tmp_path: Path) -> None:
     config = {"players": 3, "hand_size": 2, "hands": 1}
     with local_table(
@@ -106,19 +154,7 @@ def test_a_seat_whose_clock_runs_out_times_out_and_answers_nothing_late(tmp_path
 
 def test_two_people_at_one_table_each_play_their_own_seat(tmp_path: Path) -> None:
     with local_table(("random",), people=("human:ann", "human:bob"), transcripts=tmp_path) as table:
-        chosen: dict[int, list] = {}
-        players = [
-            threading.Thread(
-                target=lambda i=i: chosen.__setitem__(
-                    i, play_through_handlers(table.seats[i], random.Random(i))
-                )
-            )
-            for i in range(2)
-        ]
-        for player in players:
-            player.start()
-        for player in players:
-            player.join(240)
+        chosen = _play_all(table.seats)
         (played,) = table.played()
     transcript = checked(played)
     assert transcript.meta["seats"] == ["human:ann", "human:bob", "random0"]
