@@ -272,14 +272,15 @@ class Tables:
         try:
             played = play_table(self.engine, table, self.settings)
             table.match_id = store_game(self.engine, table.sitting, played)
-            # A seat that left before the end (its page gone, then back) learns the result here;
-            # before the table says it is stored, so that whoever sees that sees the result too.
+            # The table's place is free before its page shows the result: a person who sits down
+            # again at once finds it free.
+            table.status = "stored"
+            # A seat that left before the end (its page gone, then back) learns the result here.
             table.seat.over(
                 played[0].transcript.get("outcome") or {},
                 replay=f"{table.root}/human-matches/{table.match_id}",
                 match_id=table.match_id,
             )
-            table.status = "stored"
         except Exception as exc:  # the page says the table failed; the log has why
             log.exception("table %s failed", table.id[:6])
             table.error = f"{type(exc).__name__}: {exc}"

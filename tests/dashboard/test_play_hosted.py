@@ -445,19 +445,30 @@ def test_stopping_the_dashboard_ends_a_table_in_play_and_stores_it(stored: Store
     assert person is not None and person.disconnects >= 1 and person.defaulted >= 1
 
 
+def over(state: dict[str, Any]) -> dict[str, Any] | None:
+    """``state`` if it shows a stored game (its replay's link), else None."""
+    return state if state.get("replay") else None
+
+
+def stored_table(table: dict[str, Any]) -> dict[str, Any] | None:
+    """``table`` (its API's) once its game is stored, else None: asking does not touch its seat."""
+    return table if table["status"] == "stored" else None
+
+
 def test_a_guest_who_never_opens_the_table_leaves_it_after_the_grace_period(stored: Stored) -> None:
     """The table does not wait through every time-out for a page that never comes: after
     SIXNIMMT_HUMAN_GRACE_S the seat leaves (a disconnect fault) and the game is stored."""
     version = stored.versions["lowest"]
     with TestClient(create_app(stored.engine, "", play_settings(human_grace_s="1"))) as client:
         table = sit(client, [version], name="Ghost").headers["location"]
-        wait_for(
-            lambda: client.get("/api" + table).json()["table"]["status"] == "stored", 60, "the table stored"
+        stored_yet = wait_for(
+            lambda: stored_table(client.get("/api" + table).json()["table"]), 60, "the table stored"
         )
-        shown = client.get("/api" + table).json()["table"]
         # Its page, opened at last, shows the result and the replay.
-        state = client.get(f"{table}/state").json()["state"]
-        assert state["status"] == "over" and state["result"]["scores"]
+        state = wait_for(lambda: over(client.get(f"{table}/state").json()["state"]), 30, "the result")
+        shown = client.get("/api" + table).json()["table"]
+        assert shown == stored_yet
+        assert (shown["status"], state["status"]) == ("stored", "over") and state["result"]["scores"]
         assert state["replay"] == f"/human-matches/{shown['match_id']}"
     with stored.engine.connect() as conn:
         person = conn.execute(
