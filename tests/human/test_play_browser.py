@@ -169,7 +169,9 @@ def test_two_people_at_one_table_in_two_pages(browser: Any, tmp_path: Path) -> N
     chosen: list[list[Any]] = [[], []]
     with local_table(("random",), people=("human:ann", "human:bob"), transcripts=tmp_path) as table:
         for i, person in enumerate(people):
-            person.page.goto(table.page(i))
+            person.page.goto(table.url)  # the table's first page: a link to each person's seat
+            person.page.locator("#seats a").nth(i).click()
+            person.page.wait_for_url(table.page(i))
             assert person.page.locator("h1").inner_text() == f"{table.seats[i].entrant} at the table"
 
         def ready() -> list[int] | None:
