@@ -18,9 +18,13 @@
   function table() { return document.getElementById("table"); }
   function options() { return Array.prototype.slice.call(box.querySelectorAll("button.option")); }
 
+  var title = document.title;
+
   function shown() {
     var t = table();
     version = t ? parseInt(t.getAttribute("data-version"), 10) : null;
+    // In another tab, the title says when the seat waits for this person.
+    document.title = (t && t.getAttribute("data-status") === "deciding" ? "● Your turn · " : "") + title;
     clockAt = performance.now();
     tick();
     var first = options().filter(function (b) { return !b.disabled; })[0];

@@ -51,7 +51,7 @@ def page(
     *,
     api: str,
     root: str = "",
-    layout: str = "_view_base.html",
+    layout: str = "_play_base.html",
     title: str = "",
     **context: Any,
 ) -> Response:

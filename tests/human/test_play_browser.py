@@ -94,11 +94,13 @@ def test_a_whole_game_by_clicking_at_phone_width(watched: Watched, tmp_path: Pat
         costs = rows.locator(".cost").evaluate_all("cs => cs.map(c => +c.dataset.cost)")
         assert costs == seat.state()["board"]["costs"]
         assert page.locator("#clock").inner_text().endswith(" s")
+        assert page.title() == "● Your turn · human:ann at the table · sixnimmt arena"  # from another tab
         assert page.evaluate("document.documentElement.scrollWidth") <= 375  # no sideways scroll
         watched.shot("play-phone")
         chosen = play_out(page, seat, random.Random(3))
         (played,) = table.played()
         result = page.locator("#result").inner_text()
+        assert page.title() == "human:ann at the table · sixnimmt arena"
         assert page.locator("#hand, #rows").count() == 0  # no stale board: the final one is in the replay
         watched.shot("play-result")
         page.locator("#replay-link").click()
