@@ -48,7 +48,7 @@ from referee.rules.errors import RulesError
 from referee.rules.registry import VARIANTS, find_variant, make_variant
 from referee.rules.transcript import Transcript, verify
 from referee.settings import Settings
-from workers.bots.artifacts import bot_spec, unpack
+from workers.bots.artifacts import bot_spec, unpack_readable
 from workers.play.faults import seat_fault_detail
 from workers.sandbox import sandbox_for
 from workers.store import repo
@@ -314,8 +314,7 @@ def play_table(
         specs = {}
         for name, version in zip(names[1:], sitting.opponents, strict=True):
             directory = root / f"bot{len(specs)}"
-            unpack(repo.code_of(engine, version), directory)
-            _readable(directory)
+            unpack_readable(repo.code_of(engine, version), directory)
             specs[name] = bot_spec(directory, version.entry_point)
         launch = sandbox_for(root)
         launch.workdir = Path(private)
@@ -358,11 +357,6 @@ def seated(names: Sequence[str]) -> tuple[str, ...]:
     secrets.SystemRandom().shuffle(order)
     return tuple(order)
 
-
-def _readable(directory: Path) -> None:
-    """Let the bot's sandbox user read its files, once bound into its sandbox (the root is 0700)."""
-    for path in [directory, *directory.rglob("*")]:
-        os.chmod(path, 0o755 if path.is_dir() else 0o644)
 
 
 def store_game(

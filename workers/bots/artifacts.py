@@ -301,6 +301,14 @@ def unpack(content: bytes, dest: Path, *, limits: SubmissionLimits | None = None
         raise
 
 
+def unpack_readable(content: bytes, dest: Path) -> None:
+    """:func:`unpack`, then let a bot's sandbox user read the files (its root is 0700: only the
+    process that plays the bot enters it; the bot's own directory is bound into its sandbox)."""
+    unpack(content, dest)
+    for path in [dest, *dest.rglob("*")]:
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+
+
 def _members(tar: tarfile.TarFile, limits: SubmissionLimits) -> list[tarfile.TarInfo]:
     """The archive's entries, all checked; reads headers one at a time and stops at the first bad one."""
     members: list[tarfile.TarInfo] = []

@@ -21,7 +21,6 @@ import socket
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol, cast
 
 from sqlalchemy import Engine
@@ -33,7 +32,7 @@ from referee.settings import Settings
 from referee.settings import load as load_settings
 from workers import metrics
 from workers.bots import connected as remote_bots
-from workers.bots.artifacts import bot_spec, unpack
+from workers.bots.artifacts import bot_spec, unpack, unpack_readable
 from workers.play.faults import seat_fault_detail
 from workers.play.lease import LeaseKeeper, LeaseLostError, ProcessGroup, block_directories
 from workers.play.warm import Version, WarmBot, WarmPool
@@ -420,8 +419,7 @@ class FreshProcesses:
                     continue  # plays from its author's machine: no code, no process here
                 version = league.entrants[position]
                 directory = root / f"bot{position}"
-                unpack(repo.code_of(item.engine, version), directory)
-                _readable(directory)
+                unpack_readable(repo.code_of(item.engine, version), directory)
                 specs[_name(position)] = bot_spec(directory, version.entry_point)
             launch = sandbox_for(root) if self.sandbox else None
             if launch is not None:
@@ -532,11 +530,6 @@ def _note_speeds(
 def _name(position: int) -> str:
     return f"entrant{position}"
 
-
-def _readable(directory: Path) -> None:
-    """Let the bot's sandbox user read its files, once bound into its sandbox (the root is 0700)."""
-    for path in [directory, *directory.rglob("*")]:
-        os.chmod(path, 0o755 if path.is_dir() else 0o644)
 
 
 def _record(
