@@ -1,4 +1,8 @@
-"""Bot accounts and their API keys: how a bot on its author's machine enters leagues.
+"""Participant accounts and their API keys: how a participant submits bots through the API
+(``sixnimmt api serve``, docs/api.md) and how a bot on its author's machine enters leagues.
+
+An account owns bots (``bot_owners``: :mod:`workers.store.repo.accounts`); the operator's and the
+reference bots belong to the platform (no account).
 
 An account ``NAME`` plays in leagues as the bot ``remote/NAME`` (one stored version per game,
 created on first use, whose entry point ``remote:NAME`` marks it remote: the league seats it
@@ -24,7 +28,7 @@ from sqlalchemy import Engine, func, insert, select, update
 
 from workers.bots.artifacts import pack
 from workers.store import repo
-from workers.store.schema import api_keys, blocks, bot_accounts, bot_versions, bots
+from workers.store.schema import api_keys, blocks, bot_accounts, bot_owners, bot_versions, bots
 
 KEY_PREFIX = "snk_"
 REMOTE_BOT_PREFIX = "remote/"
@@ -82,19 +86,29 @@ def bot_name(account: str) -> str:
     return f"{REMOTE_BOT_PREFIX}{account}"
 
 
-def create_account(engine: Engine, name: str) -> dict[str, Any]:
-    """Create the account ``name`` and its bot ``remote/NAME``; a taken name is a ConflictError."""
+def create_account(engine: Engine, name: str, display_name: str | None = None) -> dict[str, Any]:
+    """Create the account ``name`` and its bot ``remote/NAME`` (which it owns); a taken name is a
+    ConflictError. ``display_name``: the name its pages show (default: ``name``)."""
     repo.check_name("account", name)
     if "/" in name:
         raise repo.BadNameError(f"account name {name!r}: letters, digits and _ . + - (no /)")
+    if display_name is not None:
+        display_name = " ".join(display_name.split())
+        if not display_name or len(display_name) > repo.MAX_NAME or not display_name.isprintable():
+            raise repo.BadNameError(f"a display name is 1 to {repo.MAX_NAME} printable characters")
     with engine.begin() as conn:
         if conn.execute(select(bot_accounts.c.id).where(bot_accounts.c.name == name)).first():
             raise repo.ConflictError(f"a bot account {name!r} exists already")
         if conn.execute(select(bots.c.id).where(bots.c.name == bot_name(name))).first():
             raise repo.ConflictError(f"a bot named {bot_name(name)!r} is stored already")
         bot_id = conn.execute(insert(bots).values(name=bot_name(name)).returning(bots.c.id)).scalar_one()
-        conn.execute(insert(bot_accounts).values(name=name, bot_id=bot_id))
-    return {"account": name, "bot": bot_name(name)}
+        account_id = conn.execute(
+            insert(bot_accounts)
+            .values(name=name, bot_id=bot_id, display_name=display_name)
+            .returning(bot_accounts.c.id)
+        ).scalar_one()
+        conn.execute(insert(bot_owners).values(bot_id=bot_id, account_id=account_id))
+    return {"account": name, "display_name": display_name or name, "bot": bot_name(name)}
 
 
 def _account_id(conn: Any, name: str) -> int:
@@ -197,18 +211,70 @@ def list_keys(engine: Engine, account: str | None = None) -> list[Key]:
 
 def list_accounts(engine: Engine) -> list[dict[str, Any]]:
     """Every account with its bot and how many keys it has (live and revoked)."""
+    return [{k: row[k] for k in ("account", "bot", "keys", "revoked")} for row in list_participants(engine)]
+
+
+def list_participants(engine: Engine) -> list[dict[str, Any]]:
+    """Every account with its remote bot, how many keys it has (live and revoked) and how many bots
+    it owns besides its remote bot."""
     live = func.count(api_keys.c.id).filter(api_keys.c.revoked_at.is_(None))
     query = (
-        select(bot_accounts.c.name, func.count(api_keys.c.id).label("keys"), live.label("live"))
+        select(
+            bot_accounts.c.id,
+            bot_accounts.c.name,
+            bot_accounts.c.display_name,
+            func.count(api_keys.c.id).label("keys"),
+            live.label("live"),
+        )
         .outerjoin(api_keys, api_keys.c.account_id == bot_accounts.c.id)
-        .group_by(bot_accounts.c.id, bot_accounts.c.name)
+        .group_by(bot_accounts.c.id, bot_accounts.c.name, bot_accounts.c.display_name)
         .order_by(bot_accounts.c.name)
     )
+    owned = (
+        select(bot_owners.c.account_id, func.count().label("bots"))
+        .join(bot_accounts, bot_accounts.c.id == bot_owners.c.account_id)
+        .where(bot_owners.c.bot_id != bot_accounts.c.bot_id)
+        .group_by(bot_owners.c.account_id)
+    )
     with engine.connect() as conn:
+        bots_of = {r.account_id: int(r.bots) for r in conn.execute(owned)}
         return [
-            {"account": r.name, "bot": bot_name(r.name), "keys": int(r.live), "revoked": int(r.keys - r.live)}
+            {
+                "account": r.name,
+                "display_name": r.display_name or r.name,
+                "bot": bot_name(r.name),
+                "keys": int(r.live),
+                "revoked": int(r.keys - r.live),
+                "bots": bots_of.get(r.id, 0),
+            }
             for r in conn.execute(query)
         ]
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who presented a key that is live: the key's id and its account."""
+
+    key_id: str
+    account_id: int
+    account: str
+    display_name: str
+
+
+def authenticate(engine: Engine, key: str) -> Caller | None:
+    """The account of a live key (``None``: no such key, or revoked). The key is looked up by its
+    SHA-256, which is unique: the key itself is never compared, logged nor stored."""
+    if not key.startswith(KEY_PREFIX) or len(key) > 200:
+        return None
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(api_keys.c.key_id, bot_accounts.c.id, bot_accounts.c.name, bot_accounts.c.display_name)
+            .join(bot_accounts, bot_accounts.c.id == api_keys.c.account_id)
+            .where(api_keys.c.sha256 == key_hash(key), api_keys.c.revoked_at.is_(None))
+        ).first()
+    if row is None:
+        return None
+    return Caller(row.key_id, int(row.id), row.name, row.display_name or row.name)
 
 
 def referee_keys(engine: Engine) -> list[dict[str, Any]]:

@@ -11,10 +11,21 @@ from sqlalchemy import Engine
 from arena.conformance import CheckReport, check
 from arena.referee_thread import referee_in_thread
 from bot_sdk.bots import REFERENCE_BOTS
+from bot_sdk.command import BOT_TOML
+from referee.rules.errors import RulesError
+from referee.rules.registry import make_variant
 from referee.rules.spec import game_of, installed_games, installed_variants
 from referee.settings import load as load_settings
 from workers.bots import accounts
-from workers.bots.artifacts import Artifact, SubmissionError, SubmissionLimits, bot_spec, pack, unpack
+from workers.bots.artifacts import (
+    MANIFEST,
+    Artifact,
+    SubmissionError,
+    SubmissionLimits,
+    bot_spec,
+    pack,
+    unpack,
+)
 from workers.sandbox import sandbox_for
 from workers.store import repo
 
@@ -54,6 +65,51 @@ def checked(
     artifact = pack(path, entry=entry, limits=SubmissionLimits.from_settings(load_settings()))
     new = repo.NewVersion(name, artifact.content, artifact.sha256, artifact.entry_point, variant)
     return new, check_new(new, games=games, sandbox=sandbox)
+
+
+def checked_archive(
+    content: bytes, name: str, *, variant: str = "classic", entry: str | None = None
+) -> repo.NewVersion:
+    """An uploaded archive (``sixnimmt bot submit --server``'s: a tar as :func:`pack` makes) checked
+    as ``bot submit`` checks a directory, and packed again; nothing runs.
+
+    Every limit (:class:`SubmissionLimits`: size, files, path length and characters, regular files
+    only, no link, no ``..``, no absolute path, no compression) is checked on the archive's headers
+    before anything is unpacked (:func:`unpack` refuses the archive whole before writing a file).
+    The files are then packed as ``bot submit`` packs a directory, so the stored artifact and its
+    sha256 are the ones the same files give there. :class:`SubmissionError` says what was refused.
+    """
+    check_submitted_name(name)
+    try:
+        make_variant(variant)
+    except RulesError as exc:
+        raise SubmissionError(f"variant {variant!r}: {exc} ('sixnimmt variants' lists them)") from None
+    limits = SubmissionLimits.from_settings(load_settings())
+    with tempfile.TemporaryDirectory(prefix="sixnimmt-upload-") as tmp:
+        directory = Path(tmp) / "bot"
+        unpack(content, directory, limits=limits)
+        files = sorted(str(p.relative_to(directory)) for p in directory.rglob("*") if p.is_file())
+        if entry is None and not {MANIFEST, BOT_TOML} & set(files):
+            python = [f for f in files if f.endswith(".py")]
+            if len(python) != 1:
+                raise SubmissionError(
+                    f"the archive declares no entry point: add {MANIFEST} (a Python bot), {BOT_TOML}"
+                    " (a command bot) or pass --entry"
+                )
+            entry = python[0]
+        artifact = pack(directory, entry=entry, limits=limits)
+    return repo.NewVersion(name, artifact.content, artifact.sha256, artifact.entry_point, variant)
+
+
+def validate(new: repo.NewVersion, *, games: int = 8, sandbox: bool = True) -> tuple[CheckReport, str | None]:
+    """Run a packed version's check game in the sandbox: its report, and why it failed (``None``:
+    it passed)."""
+    artifact = Artifact(new.content, new.sha256, new.entry_point, ())
+    report = check_artifact(artifact, variant=new.variant, games=games, sandbox=sandbox)
+    if report.ok:
+        return report, None
+    failed = ", ".join(check for check, passed in report.checks if not passed)
+    return report, f"the bot failed its check ({failed}): {report.summary() or 'no reason given'}"
 
 
 def check_submitted_name(name: str) -> str:

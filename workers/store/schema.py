@@ -234,8 +234,59 @@ bot_accounts = Table(
     # The bot the account plays as in leagues: ``remote/NAME`` (workers.bots.accounts).
     Column("bot_id", ForeignKey("bots.id"), nullable=False, unique=True),
     _created(),
+    # The name the platform's pages show for a participant (NULL: its name); migration 0011.
+    Column("display_name", String(100)),
 )
-"""An author's account for a bot that runs on the author's machine (``sixnimmt bot connect``)."""
+"""A participant's account: its API keys, its bots (``bot_owners``) and its remote bot, the one it
+plays as from its author's machine (``sixnimmt bot connect``)."""
+
+bot_owners = Table(
+    "bot_owners",
+    metadata,
+    Column("bot_id", ForeignKey("bots.id"), primary_key=True),
+    Column("account_id", ForeignKey("bot_accounts.id"), nullable=False, index=True),
+    _created(),
+)
+"""Which participant account owns a bot (and so every version of it). A bot without a row here is
+the platform's: the operator's submissions and the reference bots (migration 0011)."""
+
+active_versions = Table(
+    "active_versions",
+    metadata,
+    Column("bot_version_id", ForeignKey("bot_versions.id"), primary_key=True),
+    Column("account_id", ForeignKey("bot_accounts.id"), nullable=False, index=True),
+    _created(),
+)
+"""A participant's versions that are active (at most ``SIXNIMMT_API_ACTIVE_PER_ACCOUNT`` per account):
+the ones the account enters into competitions."""
+
+submissions = Table(
+    "submissions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("account_id", ForeignKey("bot_accounts.id"), nullable=False),
+    # The key it came with (its public id), for the account's own audit.
+    Column("key_id", String(16), nullable=False),
+    Column("bot", String(100), nullable=False),
+    Column("variant", String(40), nullable=False),
+    # pending, valid, invalid (its check failed) or refused (the upload broke a limit: nothing kept).
+    Column("status", String(10), nullable=False),
+    Column("sha256", String(64)),
+    Column("entry_point", String(300)),
+    # Why it is invalid or refused, on one line.
+    Column("reason", Text),
+    # The validation game's report (workers.bots.submit: checks, faults with reasons, the process's
+    # exit and the end of its stderr) and its transcript; private to the account.
+    Column("report", JSON),
+    Column("transcript", Text),
+    # The version stored once valid.
+    Column("bot_version_id", ForeignKey("bot_versions.id")),
+    _created(),
+    Column("finished_at", DateTime(timezone=True)),
+    # An account's submissions, newest first, and its day's quota.
+    Index(None, "account_id", "created_at"),
+)
+"""Every upload through the API, with its validation (a submission that passed names its version)."""
 
 api_keys = Table(
     "api_keys",

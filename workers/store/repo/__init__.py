@@ -3,11 +3,27 @@
 One module per what is stored: :mod:`.bots` (versions and their code), :mod:`.leagues` (leagues,
 entrants, planned blocks, phase), :mod:`.blocks` (claims, leases, queue marks), :mod:`.results`
 (matches, seat results, transcripts, ratings), :mod:`.human` (games against people, kept apart
-from the leagues') and :mod:`.identity` (the store's id, the workers' heartbeats), over
+from the leagues'), :mod:`.accounts` (participants' bots, active versions, submissions) and
+:mod:`.identity` (the store's id, the workers' heartbeats), over
 :mod:`.common` (errors, names, times, bot versions). Callers use this package (``from
 workers.store import repo``; ``repo.find_league(...)``), which exposes them all.
 """
 
+from workers.store.repo.accounts import (
+    abandon_pending,
+    account_of_bot,
+    add_submission,
+    finish_submission,
+    list_submissions,
+    may_submit,
+    owned_faults,
+    owned_transcript,
+    owned_version,
+    owned_versions,
+    set_active,
+    submission,
+    submissions_since,
+)
 from workers.store.repo.blocks import (
     BlockRow,
     blocks_left,
@@ -107,9 +123,12 @@ __all__ = [
     "StoreIdentityError",
     "StoredCodeError",
     "_aware",  # private, but workers.bots.accounts reads stored times with it
+    "abandon_pending",
+    "account_of_bot",
     "add_blocks",
     "add_bot_version",
     "add_entrants",
+    "add_submission",
     "artifact",
     "block_counts",
     "blocks_left",
@@ -127,6 +146,7 @@ __all__ = [
     "find_league",
     "find_version",
     "finish_league",
+    "finish_submission",
     "get_block",
     "heartbeat",
     "human_transcript",
@@ -139,10 +159,16 @@ __all__ = [
     "league_results",
     "list_bots",
     "list_leagues",
+    "list_submissions",
     "load_ratings",
     "mark_queued",
     "mark_waiting_queued",
+    "may_submit",
     "open_leagues",
+    "owned_faults",
+    "owned_transcript",
+    "owned_version",
+    "owned_versions",
     "pending_blocks_beside",
     "playable_versions",
     "played_seeds",
@@ -151,11 +177,14 @@ __all__ = [
     "release_claims",
     "renew_lease",
     "reopen_league",
+    "set_active",
     "set_retired",
     "set_stopping",
     "start_league",
     "store_id",
     "store_ratings",
+    "submission",
+    "submissions_since",
     "transcript",
     "unmark_queued",
     "waits",
