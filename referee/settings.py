@@ -169,6 +169,25 @@ class Settings:
     bot_max_bytes: int = _setting(5 << 20, "largest bot submission (a file, or a directory's files together)")
     submit_max_files: int = _setting(256, "most files a bot submission may hold (checked again at unpacking)")
     submit_max_path: int = _setting(160, "longest path inside a bot submission, in characters")
+    api_rate_per_s: int = _setting(
+        10, "requests per second an API key may make on average (`sixnimmt api serve`; a token bucket)"
+    )
+    api_burst: int = _setting(30, "requests an API key may make at once before its rate applies")
+    api_auth_failures_burst: int = _setting(
+        10,
+        "requests with a wrong or revoked key one client address may make (refilled one a second)"
+        " before the API answers it 429 instead of 401",
+    )
+    api_submissions_per_day: int = _setting(5, "uploads an account may make through the API per UTC day")
+    api_active_per_account: int = _setting(3, "bot versions an account may have active at once")
+    api_max_upload_bytes: int = _setting(
+        0,
+        "largest upload body the API reads (413 past it, before it is read); 0: what"
+        " SIXNIMMT_BOT_MAX_BYTES and SIXNIMMT_SUBMIT_MAX_FILES allow, with the archive's headers",
+    )
+    api_validation_workers: int = _setting(
+        1, "validations the API runs at once in its own background threads (the local defaults)"
+    )
     sandbox_cpu_s: int = _setting(600, "CPU seconds a bot process may use in one block")
     sandbox_memory_mb: int = _setting(
         1024, "address space a bot process may use, and its memory cgroup's limit where it has one"
@@ -232,7 +251,16 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         raise SettingsError("SIXNIMMT_BLOCKS_AT_ONCE must be at least 1")
     if settings.human_decision_ms < 1 or settings.human_grace_s < 1:
         raise SettingsError("SIXNIMMT_HUMAN_DECISION_MS and SIXNIMMT_HUMAN_GRACE_S must be at least 1")
-    for name in ("max_hello_streams_per_peer", "max_hello_streams_per_token", "db_pool_size"):
+    for name in (
+        "max_hello_streams_per_peer",
+        "max_hello_streams_per_token",
+        "db_pool_size",
+        "api_rate_per_s",
+        "api_burst",
+        "api_auth_failures_burst",
+        "api_active_per_account",
+        "api_validation_workers",
+    ):
         if getattr(settings, name) < 1:
             raise SettingsError(f"SIXNIMMT_{name.upper()} must be at least 1")
     if settings.play not in ("on", "off"):
