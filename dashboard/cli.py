@@ -85,6 +85,12 @@ def register_human(sub: Any) -> None:
     group.add_argument(
         "--no-open", action="store_true", help="with --human: print the URL, do not open a browser"
     )
+    group.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="with --human: run the bots as plain processes, as bot play does (default: each in the"
+        " sandbox a league runs it in)",
+    )
     bots_only = p.get_default("func")
 
     def play(args: argparse.Namespace) -> int:
@@ -92,9 +98,39 @@ def register_human(sub: Any) -> None:
             return int(bots_only(args) or 0)
         from dashboard.table.local import cmd_play_human
 
-        return cmd_play_human(args)
+        return cmd_play_human(args, confine=None if args.no_sandbox else sandboxed())
 
     p.set_defaults(func=play)
+
+
+def sandboxed() -> Any:
+    """What confines ``play --human``'s bots: :func:`workers.bots.confined.confine`, its errors
+    one line each; None, said on stderr, where the league's packages cannot load (the ``server``
+    extra is not installed): the bots then run as plain processes, as ``bot play`` runs them."""
+    try:
+        from workers.bots.confined import confine
+        from workers.sandbox import SandboxError
+    except ModuleNotFoundError as exc:
+        from bot_sdk.cli import missing_extra
+
+        print(
+            f"sixnimmt play: the bots run as plain processes, not in the sandbox: {missing_extra(exc.name)}",
+            file=sys.stderr,
+        )
+        return None
+    from bot_sdk.loader import BotLoadError
+
+    def confined(specs: dict[str, str], variant: str, root: Path, private: Path) -> Any:
+        try:
+            return confine(specs, variant, root, private)
+        except SandboxError as exc:
+            raise BotLoadError(
+                f"the bots' sandbox cannot run here ({exc}); --no-sandbox runs them unconfined"
+            ) from None
+        except (ValueError, LookupError) as exc:  # what packing refuses, as bot submit would
+            raise BotLoadError(str(exc)) from None
+
+    return confined
 
 
 def port(text: str) -> int:

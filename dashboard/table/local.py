@@ -37,6 +37,7 @@ from arena.matches import (
     GOODBYE_GRACE_S,
     BotProcess,
     FinishedMatch,
+    Launcher,
     MatchPlan,
     RefereeClient,
     RefereeError,
@@ -106,6 +107,9 @@ class LocalTable:
     seed: int = 1
     transcripts: Path | None = None
     settings: Any = field(default_factory=load_settings)
+    launch: Launcher | None = None
+    """What starts the bots' processes (:func:`arena.matches.spawn_bot`): the sandbox, as the
+    command runs them (:data:`Confine`), or plain processes (None, as ``bot play`` starts them)."""
     seats: list[Seat] = field(init=False)
     viewer: Viewer = field(init=False)
     played: list[Played] = field(init=False, default_factory=list)
@@ -206,7 +210,12 @@ class LocalTable:
         try:
             for entrant, spec in self.bots.items():
                 processes[entrant] = spawn_bot(
-                    spec, referee=client.address, token=tokens[entrant], variant=self.variant, name=entrant
+                    spec,
+                    referee=client.address,
+                    token=tokens[entrant],
+                    variant=self.variant,
+                    name=entrant,
+                    launch=self.launch,
                 )
             runners = []
             for seat in self.seats:
@@ -361,10 +370,28 @@ def table_of(args: Any) -> LocalTable:
     )
 
 
-def cmd_play_human(args: Any, opener: Callable[[str], bool] = webbrowser.open) -> int:
+Confine = Callable[[dict[str, str], str, Path, Path], tuple[dict[str, str], Launcher]]
+"""Packs the bots (entrant name → spec) under a root (the first path, which holds the referee's
+socket too) and returns their new specs and the sandbox that starts them, its bots' private
+directories in the second path: :func:`workers.bots.confined.confine`, which the command line
+passes in (this module stays free of the league's packages: the replay viewer's contract)."""
+
+
+def cmd_play_human(
+    args: Any, opener: Callable[[str], bool] = webbrowser.open, confine: Confine | None = None
+) -> int:
     """``sixnimmt play --human``: serve the table, open the browser, play, then serve the result
-    and the replays until the pages are gone."""
+    and the replays until the pages are gone. With ``confine`` the bots run in the sandbox."""
     table = table_of(args)
+    with contextlib.ExitStack() as stack:
+        files = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sixnimmt-play-")))
+        if confine is not None:  # before anything is served: a bot that cannot be confined is an error
+            private = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sixnimmt-play-bots-")))
+            table.bots, table.launch = confine(table.bots, table.variant, files, private)
+        return _serve_and_play(table, args, opener, files)
+
+
+def _serve_and_play(table: LocalTable, args: Any, opener: Callable[[str], bool], files: Path) -> int:
     url = table.serve(args.port)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupt)  # stopped as by Ctrl-C: the bots and seats end too
@@ -383,8 +410,7 @@ def cmd_play_human(args: Any, opener: Callable[[str], bool] = webbrowser.open) -
         threading.Thread(target=open_browser, name="open-browser", daemon=True).start()
     try:
         with (
-            tempfile.TemporaryDirectory(prefix="sixnimmt-play-") as tmp,
-            referee_in_thread(Path(tmp)) as client,
+            referee_in_thread(files) as client,
             progress_bar(table.games, "games", args.json) as bar,
         ):
             played = table.play(client, bar.update)
