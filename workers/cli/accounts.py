@@ -1,4 +1,6 @@
-"""``sixnimmt bot account create|list`` and ``sixnimmt bot key create|revoke|export|list``."""
+"""``sixnimmt account create|list|key …`` (participant accounts, docs/api.md), and the older
+``sixnimmt bot account create|list`` and ``sixnimmt bot key create|revoke|export|list``, which
+stay: an account is one kind, whether its bots play from its author's machine or are submitted."""
 
 from __future__ import annotations
 
@@ -18,7 +20,12 @@ ACCOUNT_COMMANDS = ("account", "key")
 
 
 def register(bots: Any, guard: Callable[..., Any]) -> None:
-    """Add the ``account`` and ``key`` groups to the ``bot`` command group."""
+    """Add the ``account`` and ``key`` groups to the ``bot`` command group, and the top-level
+    ``account`` group (:func:`register_accounts`) to the root parser."""
+    from bot_sdk import cli as sdk_cli
+
+    if sdk_cli.COMMANDS is not None and "account" not in sdk_cli.COMMANDS.choices:
+        register_accounts(sdk_cli.COMMANDS, guard)
     account = bots.add_parser("account", help="bot accounts: bots that play from their authors' machines")
     group = account.add_subparsers(title="account commands", metavar="COMMAND")
     p = group.add_parser("create", help="create a bot account (it enters leagues as remote:NAME)")
@@ -54,11 +61,63 @@ def register(bots: Any, guard: Callable[..., Any]) -> None:
     p.set_defaults(func=guard(cmd_key_list))
 
 
+def register_accounts(sub: Any, guard: Callable[..., Any]) -> None:
+    """Add the top-level ``account`` group: participant accounts and their API keys."""
+    account = sub.add_parser(
+        "account", help="participant accounts: they own bots and submit them with API keys"
+    )
+    group = account.add_subparsers(title="account commands", metavar="COMMAND")
+    p = group.add_parser("create", help="create an account (it also plays as remote:NAME from its machine)")
+    p.add_argument("name")
+    p.add_argument("--display-name", help="the name its pages show (default: NAME)")
+    json_flag(p)
+    p.set_defaults(func=guard(cmd_account_create, creates=True))
+    p = group.add_parser("list", help="every account: its keys and the bots it owns")
+    json_flag(p)
+    p.set_defaults(func=guard(cmd_participant_list))
+    key = group.add_parser("key", help="an account's API keys (shown once, stored hashed, revocable)")
+    keys = key.add_subparsers(title="key commands", metavar="COMMAND")
+    p = keys.add_parser("create", help="a new API key for an account; the key is shown once")
+    p.add_argument("account")
+    p.add_argument(
+        "--max-connections", type=int, default=2, help="remote bot connections at once (default 2)"
+    )
+    p.add_argument("--max-matches", type=int, default=64, help="remote bot matches at once (default 64)")
+    json_flag(p)
+    p.set_defaults(func=guard(cmd_key_create))
+    p = keys.add_parser("revoke", help="revoke a key: the API and the referee refuse it")
+    p.add_argument("key_id", help="the key's id (or the whole key)")
+    json_flag(p)
+    p.set_defaults(func=guard(cmd_key_revoke))
+    p = keys.add_parser("list", help="the keys (of one account), revoked ones too; never the keys")
+    p.add_argument("account", nargs="?")
+    json_flag(p)
+    p.set_defaults(func=guard(cmd_key_list))
+
+
+def cmd_participant_list(args: argparse.Namespace, engine: Any) -> int:
+    # The bots' accounts load SQLAlchemy (and gRPC): when a command runs, not at start-up.
+    from workers.bots import accounts
+
+    rows = accounts.list_participants(engine)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    if not rows:
+        print("no accounts")
+        return 0
+    tables.print_table(
+        ["account", "display name", tables.right("bots"), tables.right("keys"), tables.right("revoked")],
+        [[r["account"], r["display_name"], r["bots"], r["keys"], r["revoked"]] for r in rows],
+    )
+    return 0
+
+
 def cmd_account_create(args: argparse.Namespace, engine: Any) -> int:
     # The bots' accounts load SQLAlchemy (and gRPC): when a command runs, not at start-up.
     from workers.bots import accounts
 
-    info = accounts.create_account(engine, args.name)
+    info = accounts.create_account(engine, args.name, getattr(args, "display_name", None))
     if args.json:
         print(json.dumps(info))
     else:

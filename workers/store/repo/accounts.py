@@ -30,7 +30,10 @@ from workers.store.schema import (
     bot_owners,
     bot_versions,
     bots,
+    league_entrants,
+    leagues,
     matches,
+    ratings,
     seat_results,
     submissions,
     transcripts,
@@ -238,6 +241,7 @@ def owned_versions(engine: Engine, account_id: int) -> list[dict[str, Any]]:
                 )
             )
         }
+    ranked = ranks(engine, [r.id for r in rows])
     return [
         {
             "version": f"{r.name}@{r.version}",
@@ -248,10 +252,75 @@ def owned_versions(engine: Engine, account_id: int) -> list[dict[str, Any]]:
             "active": r.activated_at is not None,
             "retired": r.retired_at is not None,
             "submission": submitted.get(r.id),
+            "rank": ranked.get(r.id),
             "created_at": _aware(r.created_at).isoformat() if r.created_at else None,  # type: ignore[union-attr]
         }
         for r in rows
     ]
+
+
+def ranks(engine: Engine, version_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """Each version's rank in the newest league that ranked it: ``{"league", "rank", "of"}``."""
+    if not version_ids:
+        return {}
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(league_entrants.c.bot_version_id, leagues.c.name, leagues.c.id, ratings.c.detail)
+            .join(leagues, leagues.c.id == league_entrants.c.league_id)
+            .join(
+                ratings,
+                (ratings.c.league_id == league_entrants.c.league_id)
+                & (ratings.c.position == league_entrants.c.position),
+            )
+            .where(league_entrants.c.bot_version_id.in_(version_ids), ratings.c.games > 0)
+            .order_by(leagues.c.id.desc())
+        ).all()
+        sizes = dict(
+            conn.execute(
+                select(ratings.c.league_id, func.count())
+                .where(ratings.c.league_id.in_({r.id for r in rows}))
+                .group_by(ratings.c.league_id)
+            ).all()
+        )
+    out: dict[int, dict[str, Any]] = {}
+    for r in rows:
+        rank = (r.detail or {}).get("rank")
+        if r.bot_version_id not in out and rank is not None:
+            out[r.bot_version_id] = {"league": r.name, "rank": rank, "of": int(sizes.get(r.id, 0))}
+    return out
+
+
+def public_standings(engine: Engine, league: str) -> dict[str, Any]:
+    """A league's stored table, best first: each entrant's label, rank, fitted score, games and
+    faults, never a log (public)."""
+    with engine.connect() as conn:
+        found = conn.execute(select(leagues.c.id, leagues.c.variant).where(leagues.c.name == league)).first()
+        if found is None:
+            raise NotFoundError(f"no league {league!r}")
+        rows = conn.execute(
+            select(ratings, bots.c.name, bot_versions.c.version)
+            .join(
+                league_entrants,
+                (league_entrants.c.league_id == ratings.c.league_id)
+                & (league_entrants.c.position == ratings.c.position),
+            )
+            .join(bot_versions, bot_versions.c.id == league_entrants.c.bot_version_id)
+            .join(bots, bots.c.id == bot_versions.c.bot_id)
+            .where(ratings.c.league_id == found.id)
+        ).all()
+    table = [
+        {
+            "bot": f"{r.name}@{r.version}",
+            "rank": (r.detail or {}).get("rank") if r.games else None,
+            "score": r.score,
+            "games": r.games,
+            "mean_score": r.mean_score,
+            "faults": r.faults,
+        }
+        for r in rows
+    ]
+    table.sort(key=lambda row: (row["rank"] is None, row["rank"] or 0, row["bot"]))
+    return {"league": league, "variant": found.variant, "standings": table}
 
 
 def owned_version(engine: Engine, account_id: int, ref: str) -> BotVersion:
