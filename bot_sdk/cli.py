@@ -178,6 +178,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         for entry in plugins:
             if entry not in named:
                 _register(sub, entry)
+    # The participant's commands of the platform's API (the SDK's own, standard library only).
+    from bot_sdk import client
+
+    client.register(BOT_COMMANDS)
     return parser
 
 
