@@ -6,8 +6,6 @@ and changes only its own account's bots: another account's bot, version, submiss
 404, as one that does not exist. Errors are JSON, ``{"error": "...", "status": N}``.
 """
 
-from __future__ import annotations
-
 import contextlib
 import datetime as dt
 import logging
@@ -26,7 +24,7 @@ from api.validation import ABANDONED, Validator
 from referee.settings import Settings
 from workers.bots import accounts
 from workers.bots.artifacts import SubmissionError
-from workers.bots.submit import checked_archive
+from workers.bots.submit import check_submitted_name, checked_archive
 from workers.store import repo
 from workers.store.repo.accounts import REFUSED
 
@@ -117,7 +115,7 @@ def create_app(
 
     @app.exception_handler(repo.NotFoundError)
     async def _not_found(request: Request, exc: repo.NotFoundError) -> JSONResponse:
-        return JSONResponse({"error": str(exc).strip("'\""), "status": 404}, 404)
+        return JSONResponse({"error": str(exc), "status": 404}, 404)
 
     @app.exception_handler(repo.ConflictError)
     async def _conflict(request: Request, exc: repo.ConflictError) -> JSONResponse:
@@ -230,6 +228,7 @@ def create_app(
             chunks.append(chunk)
         content = b"".join(chunks)
         try:
+            check_submitted_name(name)
             await run(repo.may_submit, engine, who.account_id, name)
             new = await run(checked_archive, content, name, variant=variant, entry=entry)
         except (SubmissionError, repo.BadNameError) as exc:

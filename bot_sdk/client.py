@@ -212,6 +212,9 @@ def _command(run: Callable[[argparse.Namespace, Client], int]) -> Callable[[argp
 
 def cmd_submit(args: argparse.Namespace, client: Client) -> int:
     body = pack_archive(args.path)
+    limit = client.get("/v1/me")["max_upload_bytes"]
+    if len(body) > limit:  # refused here: a server that refuses a big body may close before reading it
+        raise ApiError(f"413 Content Too Large: the upload is {len(body)} bytes; the server takes {limit}")
     query = {"name": args.name, "variant": args.variant, "entry": args.entry}
     sent = client.post("/v1/submissions", query=query, body=body)
     if not args.no_wait:

@@ -1,0 +1,114 @@
+"""The API tests' kit: a store with an account and its key, and the API served on a free port in a
+thread (a real uvicorn over a real socket), reached over HTTP by the SDK's own client."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from sqlalchemy import Engine, func, select
+from testkit import wait_for
+
+from api.app import create_app
+from bot_sdk.client import Client
+from referee.settings import load
+from workers.bots import accounts
+from workers.store import schema
+from workers.store.engine import make_engine
+from workers.store.migrate import upgrade
+
+PROJECT = Path(__file__).resolve().parents[2]
+GOOD_BOT = PROJECT / "examples" / "cautious_bot.py"
+
+
+@dataclass
+class Site:
+    """A served API: its URL, store, and one key per account."""
+
+    url: str
+    engine: Engine
+    keys: dict[str, str]
+    app: Any
+
+    def client(self, account: str = "alice") -> Client:
+        return Client(self.url, self.keys[account])
+
+
+def new_store(directory: Path) -> Engine:
+    engine = make_engine(f"sqlite:///{directory / 'store.db'}")
+    upgrade(engine)
+    return engine
+
+
+def account(engine: Engine, name: str) -> str:
+    """Create an account; its key."""
+    accounts.create_account(engine, name)
+    return accounts.create_key(engine, name)[1]
+
+
+@contextlib.contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """Serve ``app`` on a free port of 127.0.0.1 until the block ends; its URL."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: server.started or not thread.is_alive(), 60, "the API to start")
+        assert thread.is_alive(), "the API did not start"
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(60)
+        sock.close()
+
+
+@contextlib.contextmanager
+def site(
+    directory: Path, env: Mapping[str, str] | None = None, *, engine: Engine | None = None, **options: Any
+) -> Iterator[Site]:
+    """The API over a fresh store (or ``engine``) with the accounts alice and bob."""
+    engine = engine or new_store(directory)
+    keys = {name: account(engine, name) for name in ("alice", "bob")}
+    app = create_app(engine, load(dict(env or {})), **options)
+    try:
+        with serving(app) as url:
+            yield Site(url, engine, keys, app)
+    finally:
+        engine.dispose()
+
+
+def counts(engine: Engine) -> dict[str, int]:
+    """Rows of every table that holds bots, code or submissions."""
+    tables = ("bots", "bot_versions", "artifacts", "bot_owners", "active_versions", "submissions")
+    with engine.connect() as conn:
+        return {
+            name: int(
+                conn.execute(select(func.count()).select_from(schema.metadata.tables[name])).scalar_one()
+            )
+            for name in tables
+        }
+
+
+def wait_done(client: Client, submission: int, timeout: float = 240) -> dict[str, Any]:
+    """The submission once its validation has ended (valid or invalid)."""
+
+    def ended() -> dict[str, Any] | None:
+        found = client.get(f"/v1/submissions/{submission}")
+        return found if found["status"] != "pending" else None
+
+    return wait_for(ended, timeout, f"submission {submission}'s validation", interval=0.2)
+
+
+def wait_valid(client: Client, submission: int) -> dict[str, Any]:
+    found = wait_done(client, submission)
+    assert found["status"] == "valid", found
+    return found
