@@ -23,7 +23,7 @@ from api.limits import Buckets
 from api.validation import ABANDONED, Validator
 from referee.settings import Settings
 from workers.bots import accounts
-from workers.bots.artifacts import SubmissionError
+from workers.bots.artifacts import SubmissionError, SubmissionLimits
 from workers.bots.submit import check_submitted_name, checked_archive
 from workers.store import repo
 from workers.store.repo.accounts import REFUSED
@@ -80,6 +80,7 @@ def create_app(
     failures = Buckets(1.0, settings.api_auth_failures_burst)
     counters = Counters()
     upload_limit = max_upload_bytes(settings)
+    limits = SubmissionLimits.from_settings(settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -202,7 +203,7 @@ def create_app(
     async def submit(
         request: Request,
         who: Caller,
-        name: Annotated[str, Query(max_length=100, description="the bot's name; each upload adds NAME@N")],
+        name: Annotated[str, Query(max_length=1000, description="the bot's name; each upload adds NAME@N")],
         variant: Annotated[str, Query(max_length=40)] = "classic",
         entry: Annotated[str | None, Query(max_length=300, description="e.g. main.py:MyBot")] = None,
     ) -> dict[str, Any]:
@@ -230,7 +231,7 @@ def create_app(
         try:
             check_submitted_name(name)
             await run(repo.may_submit, engine, who.account_id, name)
-            new = await run(checked_archive, content, name, variant=variant, entry=entry)
+            new = await run(checked_archive, content, name, variant=variant, entry=entry, limits=limits)
         except (SubmissionError, repo.BadNameError) as exc:
             await run(_refuse, who, name, variant, str(exc))
             raise ApiError(422, str(exc)) from None

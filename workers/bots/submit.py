@@ -68,7 +68,12 @@ def checked(
 
 
 def checked_archive(
-    content: bytes, name: str, *, variant: str = "classic", entry: str | None = None
+    content: bytes,
+    name: str,
+    *,
+    variant: str = "classic",
+    entry: str | None = None,
+    limits: SubmissionLimits | None = None,
 ) -> repo.NewVersion:
     """An uploaded archive (``sixnimmt bot submit --server``'s: a tar as :func:`pack` makes) checked
     as ``bot submit`` checks a directory, and packed again; nothing runs.
@@ -78,13 +83,14 @@ def checked_archive(
     before anything is unpacked (:func:`unpack` refuses the archive whole before writing a file).
     The files are then packed as ``bot submit`` packs a directory, so the stored artifact and its
     sha256 are the ones the same files give there. :class:`SubmissionError` says what was refused.
+    ``limits``: the settings' by default.
     """
     check_submitted_name(name)
     try:
         make_variant(variant)
     except RulesError as exc:
         raise SubmissionError(f"variant {variant!r}: {exc} ('sixnimmt variants' lists them)") from None
-    limits = SubmissionLimits.from_settings(load_settings())
+    limits = limits or SubmissionLimits.from_settings(load_settings())
     with tempfile.TemporaryDirectory(prefix="sixnimmt-upload-") as tmp:
         directory = Path(tmp) / "bot"
         unpack(content, directory, limits=limits)
