@@ -9,7 +9,7 @@ and changes only its own account's bots: another account's bot, version, submiss
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request
@@ -307,6 +307,35 @@ def create_app(
         return await run(repo.public_standings, engine, league)
 
     return app
+
+
+@contextlib.contextmanager
+def serving(app: FastAPI, host: str = "127.0.0.1") -> Iterator[str]:
+    """Serve ``app`` with uvicorn on a free port of ``host``, in a thread, until the block ends; its
+    URL (the tests' and benchmarks' real server, over a real socket)."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind((host, 0))
+    sock.listen(128)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not server.started and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not server.started:
+            raise RuntimeError("the API did not start")
+        yield f"http://{host}:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(60)
+        sock.close()
 
 
 def _now() -> dt.datetime:

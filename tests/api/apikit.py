@@ -4,18 +4,15 @@ thread (a real uvicorn over a real socket), reached over HTTP by the SDK's own c
 from __future__ import annotations
 
 import contextlib
-import socket
-import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 from sqlalchemy import Engine, func, select
 from testkit import wait_for
 
-from api.app import create_app
+from api.app import create_app, serving
 from bot_sdk.client import Client
 from referee.settings import load
 from workers.bots import accounts
@@ -50,25 +47,6 @@ def account(engine: Engine, name: str) -> str:
     """Create an account; its key."""
     accounts.create_account(engine, name)
     return accounts.create_key(engine, name)[1]
-
-
-@contextlib.contextmanager
-def serving(app: Any) -> Iterator[str]:
-    """Serve ``app`` on a free port of 127.0.0.1 until the block ends; its URL."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        wait_for(lambda: server.started or not thread.is_alive(), 60, "the API to start")
-        assert thread.is_alive(), "the API did not start"
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(60)
-        sock.close()
 
 
 @contextlib.contextmanager
