@@ -30,6 +30,9 @@ from workers.store.repo.accounts import REFUSED
 
 log = logging.getLogger("sixnimmt.api")
 
+LOST_AFTER = dt.timedelta(hours=1)
+"""A submission pending for this long at an API's start lost its validation (the API that ran it
+stopped): it is marked invalid. Younger ones may be another API process's, still running."""
 TAR_OVERHEAD = 512 * 3
 """What a tar adds per file at most, beyond the file's bytes (its header, PAX header, padding)."""
 
@@ -73,7 +76,7 @@ def create_app(
         validator = Validator(
             engine, workers=settings.api_validation_workers, games=check_games, sandbox=sandbox
         )
-    abandoned = repo.abandon_pending(engine, ABANDONED)
+    abandoned = repo.abandon_pending(engine, ABANDONED, older_than=LOST_AFTER)
     if abandoned:
         log.warning("%d validations of a stopped API marked invalid: %s", abandoned, ABANDONED)
     per_key = Buckets(settings.api_rate_per_s, settings.api_burst)
@@ -117,6 +120,12 @@ def create_app(
     @app.exception_handler(repo.NotFoundError)
     async def _not_found(request: Request, exc: repo.NotFoundError) -> JSONResponse:
         return JSONResponse({"error": str(exc), "status": 404}, 404)
+
+    @app.exception_handler(repo.QuotaError)
+    async def _quota(request: Request, exc: repo.QuotaError) -> JSONResponse:
+        return JSONResponse(
+            {"error": str(exc), "status": 429}, 429, headers={"Retry-After": _until_midnight()}
+        )
 
     @app.exception_handler(repo.ConflictError)
     async def _conflict(request: Request, exc: repo.ConflictError) -> JSONResponse:
@@ -216,7 +225,7 @@ def create_app(
             raise ApiError(
                 429,
                 f"daily submission quota of {settings.api_submissions_per_day} used; next at 00:00 UTC",
-                {"Retry-After": str(int((_midnight() + dt.timedelta(days=1) - _now()).total_seconds()) + 1)},
+                {"Retry-After": _until_midnight()},
             )
         chunks, size = [], 0
         async for chunk in request.stream():  # never more than the limit is read
@@ -244,6 +253,7 @@ def create_app(
             variant,
             sha256=new.sha256,
             entry_point=new.entry_point,
+            per_day=(settings.api_submissions_per_day, _midnight()),
         )
         validator.submit(submission_id, new)
         log.info("submission %d: %s (%s) by %s, %d bytes", submission_id, name, variant, who.account, size)
@@ -340,6 +350,11 @@ def serving(app: FastAPI, host: str = "127.0.0.1") -> Iterator[str]:
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
+
+
+def _until_midnight() -> str:
+    """Seconds until the next UTC midnight, for ``Retry-After``."""
+    return str(int((_midnight() + dt.timedelta(days=1) - _now()).total_seconds()) + 1)
 
 
 def _midnight() -> dt.datetime:

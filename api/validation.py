@@ -3,8 +3,9 @@ background threads in the API's own process (``SIXNIMMT_API_VALIDATION_WORKERS``
 
 A submission is stored ``pending`` before it is queued here; its validation ends it ``valid`` (the
 version is stored, owned by the account) or ``invalid`` with the check's reason and report. An API
-process that stops loses the validations it had not finished: at its next start they are marked
-invalid, saying so (:func:`workers.store.repo.abandon_pending`), and the participant submits again.
+process that stops loses the validations it had not finished: an API's start marks those pending
+for over an hour invalid, saying so (:func:`workers.store.repo.abandon_pending`; younger ones may
+be another API process's, still running), and the participant submits again.
 """
 
 from __future__ import annotations

@@ -195,3 +195,48 @@ def test_the_openapi_document_and_public_standings(tmp_path: Path) -> None:
             assert response.status == 200 and b"swagger" in response.read().lower()
         assert Client(api.url, "").get("/v1/leagues") == []  # public: no key
         assert _status(lambda: Client(api.url, "").get("/v1/leagues/nope/standings")) == 404
+
+
+def test_uploads_at_once_cannot_pass_the_quota_together(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with site(tmp_path, {"SIXNIMMT_API_SUBMISSIONS_PER_DAY": "2"}) as api:
+        body = pack_archive(GOOD_BOT)
+
+        def upload(n: int) -> int:
+            try:
+                api.client().post("/v1/submissions", query={"name": f"rush{n}"}, body=body)
+                return 202
+            except ApiError as exc:
+                return exc.status or 0
+
+        with ThreadPoolExecutor(8) as pool:
+            answers = sorted(pool.map(upload, range(8)))
+        assert answers == [202, 202] + [429] * 6
+
+
+def test_a_validation_lost_with_its_api_is_marked_invalid_at_the_next_start(tmp_path: Path) -> None:
+    import datetime as dt
+
+    from apikit import account, new_store
+    from sqlalchemy import update
+
+    from api.app import create_app
+    from referee.settings import load
+    from workers.store import repo
+    from workers.store.schema import submissions
+
+    engine = new_store(tmp_path)
+    try:
+        account(engine, "alice")
+        old = repo.add_submission(engine, 1, "k", "lost", "classic")
+        young = repo.add_submission(engine, 1, "k", "young", "classic")
+        with engine.begin() as conn:
+            hours_ago = dt.datetime.now(dt.UTC) - dt.timedelta(hours=2)
+            conn.execute(update(submissions).where(submissions.c.id == old).values(created_at=hours_ago))
+        create_app(engine, load({}))
+        assert repo.submission(engine, 1, old)["status"] == "invalid"
+        assert "interrupted" in repo.submission(engine, 1, old)["reason"]
+        assert repo.submission(engine, 1, young)["status"] == "pending"  # maybe another API's, running
+    finally:
+        engine.dispose()

@@ -10,6 +10,7 @@ workers.store import repo``; ``repo.find_league(...)``), which exposes them all.
 """
 
 from workers.store.repo.accounts import (
+    QuotaError,
     abandon_pending,
     account_of_bot,
     add_submission,
@@ -120,6 +121,7 @@ __all__ = [
     "MatchRecordRow",
     "NewVersion",
     "NotFoundError",
+    "QuotaError",
     "RetiredError",
     "SeatRecord",
     "StoreIdentityError",

@@ -42,6 +42,10 @@ from workers.store.schema import (
 PENDING, VALID, INVALID, REFUSED = "pending", "valid", "invalid", "refused"
 
 
+class QuotaError(ConflictError):
+    """An account's uploads of the day are used up."""
+
+
 def account_of_bot(conn: Any, name: str) -> int | bool | None:
     """The id of the account that owns bot ``name``; ``None``: no such bot; ``False``: the platform's."""
     bot_id = conn.execute(select(bots.c.id).where(bots.c.name == name)).scalar()
@@ -70,9 +74,29 @@ def add_submission(
     reason: str | None = None,
     sha256: str | None = None,
     entry_point: str | None = None,
+    per_day: tuple[int, dt.datetime] | None = None,
 ) -> int:
-    """Record an upload (pending, or refused with its reason); returns its id."""
+    """Record an upload (pending, or refused with its reason); returns its id.
+
+    ``per_day`` (quota, since): a pending upload past the account's ``quota`` accepted uploads since
+    ``since`` is :class:`QuotaError`, counted in the same transaction as the insert, under the
+    account's row lock, so uploads at once cannot pass it together.
+    """
     with engine.begin() as conn:
+        if per_day is not None and status != REFUSED:
+            quota, since = per_day
+            conn.execute(select(bot_accounts.c.id).where(bot_accounts.c.id == account_id).with_for_update())
+            used = conn.execute(
+                select(func.count())
+                .select_from(submissions)
+                .where(
+                    submissions.c.account_id == account_id,
+                    submissions.c.status != REFUSED,
+                    submissions.c.created_at >= since,
+                )
+            ).scalar_one()
+            if used >= quota:
+                raise QuotaError(f"daily submission quota of {quota} used; next at 00:00 UTC")
         return int(
             conn.execute(
                 insert(submissions)
@@ -148,13 +172,13 @@ def finish_submission(
     return submission(engine, int(row.account_id), submission_id, logs=False)
 
 
-def abandon_pending(engine: Engine, reason: str) -> int:
-    """Mark every pending submission invalid with ``reason`` (their validation was lost: the API that
-    ran it stopped); returns how many."""
+def abandon_pending(engine: Engine, reason: str, *, older_than: dt.timedelta) -> int:
+    """Mark the submissions pending for longer than ``older_than`` invalid with ``reason`` (their
+    validation was lost: the API that ran it stopped); returns how many."""
     with engine.begin() as conn:
         done = conn.execute(
             update(submissions)
-            .where(submissions.c.status == PENDING)
+            .where(submissions.c.status == PENDING, submissions.c.created_at < _now() - older_than)
             .values(status=INVALID, reason=reason, finished_at=_now())
         )
         return int(done.rowcount or 0)
