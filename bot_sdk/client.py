@@ -177,7 +177,9 @@ def _submit(bots: Any) -> None:
 
         p.set_defaults(func=either)
         return
-    # No server extra (a stand-in stands there): bot submit is the API's alone.
+    # No server extra (a stand-in stands there): bot submit reaches the API, and without --server
+    # says, as the stand-in does, which extra storing into a store needs.
+    stand_in = existing.get_default("func") if existing is not None else None
     p = argparse.ArgumentParser(
         prog=f"{bots._prog_prefix} submit", description="submit a bot to the platform"
     )
@@ -185,14 +187,19 @@ def _submit(bots: Any) -> None:
     p.add_argument("--name", required=True, help="the bot's name; each submit adds a version NAME@N")
     p.add_argument("--entry", help="entry point for a directory, e.g. main.py:MyBot")
     p.add_argument("--variant", default="classic", help="the game variant (default: %(default)s)")
-    server_options(p)
+    server_options(p, required=stand_in is None)
     p.add_argument("--no-wait", action="store_true", help="return once uploaded, before the validation")
     json_flag(p)
-    p.set_defaults(func=_command(cmd_submit))
+    api_submit = _command(cmd_submit)
+
+    def submit(args: argparse.Namespace) -> int:
+        return int(api_submit(args) if args.server or stand_in is None else stand_in(args))
+
+    p.set_defaults(func=submit)
     bots._name_parser_map["submit"] = p
     for action in bots._choices_actions:
         if action.dest == "submit":
-            action.help = "submit a bot to the platform's API (--server URL)"
+            action.help = f"{action.help}; with --server URL: submit to a platform's API"
 
 
 def _command(run: Callable[[argparse.Namespace, Client], int]) -> Callable[[argparse.Namespace], int]:

@@ -48,4 +48,7 @@ def test_the_participants_commands_need_no_extra(tmp_path: Path) -> None:
         assert json.loads(status.stdout)["versions"][0]["active"] is True
         # Without --server, bot submit is the operator's store command, which needs the extra.
         local = _base_install("bot", "submit", str(GOOD_BOT), "--name", "plain", key=key)
-        assert local.returncode == 2 and "--server" in local.stderr, local.stderr
+        assert local.returncode == 2, local.stderr
+        assert local.stderr.startswith("sixnimmt bot submit: this command needs sqlalchemy"), local.stderr
+        listed = _base_install("bot", "--help", key=key)
+        assert "with --server URL: submit to a platform's API" in " ".join(listed.stdout.split())
