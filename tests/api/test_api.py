@@ -52,6 +52,7 @@ def test_a_participant_submits_follows_activates_and_reads_their_status(tmp_path
         # The validation's report: every check passed, with the games it played.
         logs = api.client().get(f"/v1/submissions/{sent['id']}")
         assert logs["report"]["ok"] and logs["report"]["games"] > 0
+        assert json.loads(logs["transcript"])["variant"] == "classic"  # the check game's first
         shown = _cli("bot", "logs", str(sent["id"]), "--server", api.url, key=api.keys["alice"])
         assert shown.returncode == 0 and "valid" in shown.stdout and "connects and plays" in shown.stdout
         active = _cli("bot", "activate", "cautious@1", "--server", api.url, "--key", api.keys["alice"])

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -189,15 +191,43 @@ def check_artifact(artifact: Artifact, *, variant: str, games: int, sandbox: boo
             item.chmod(0o755 if item.is_dir() else 0o644)
         # The platform's referee in this process, as a league block's (no referee process to start).
         with referee_in_thread(Path(tmp)) as client:
-            return check(
+            recording = _Recording(client)
+            report = check(
                 bot_spec(directory, artifact.entry_point),
                 variant=variant,
                 config=_check_config(variant),
                 games=games,
                 launch=sandbox_for(Path(tmp)) if sandbox else None,
                 preload=False,
-                client=client,
+                client=recording,  # type: ignore[arg-type]
             )
+    # The check games' transcripts (the API shows a submission's first to its owner).
+    report.details["transcripts"] = recording.transcripts
+    return report
+
+
+class _Recording:
+    """A referee client that keeps the transcript of every finished match it hands on."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self.transcripts: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def results(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        for match in self._client.results(*args, **kwargs):
+            self._keep(match)
+            yield match
+
+    def result(self, *args: Any, **kwargs: Any) -> Any:
+        return self._keep(self._client.result(*args, **kwargs))
+
+    def _keep(self, match: Any) -> Any:
+        if getattr(match, "transcript", None):
+            self.transcripts.append(json.dumps(match.transcript))
+        return match
 
 
 def reference_source(variant: str, name: str) -> str:
