@@ -329,7 +329,9 @@ def serving(app: FastAPI, host: str = "127.0.0.1") -> Iterator[str]:
 
     import uvicorn
 
-    sock = socket.socket()
+    # IPPROTO_TCP named: asyncio sets TCP_NODELAY on the connections of a socket that says so (as
+    # uvicorn's own socket does), without which each answer waits for the client's delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind((host, 0))
     sock.listen(128)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
