@@ -80,6 +80,7 @@ def create_app(
     if abandoned:
         log.warning("%d validations of a stopped API marked invalid: %s", abandoned, ABANDONED)
     per_key = Buckets(settings.api_rate_per_s, settings.api_burst)
+    per_address = Buckets(settings.api_rate_per_s, settings.api_burst)  # the public routes'
     failures = Buckets(1.0, settings.api_auth_failures_burst)
     counters = Counters()
     upload_limit = max_upload_bytes(settings)
@@ -177,6 +178,17 @@ def create_app(
         return found
 
     Caller = Annotated[accounts.Caller, Depends(caller)]
+
+    async def public(request: Request) -> None:
+        """The public routes' rate: per client address, as a key's."""
+        address = client_of(request)
+        if not per_address.take(address):
+            counters.rate_limited += 1
+            raise ApiError(
+                429,
+                f"more than {settings.api_rate_per_s} requests a second from this address",
+                {"Retry-After": str(per_address.retry_after(address))},
+            )
 
     def run(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Awaitable[Any]:
         return run_in_threadpool(function, *args, **kwargs)
@@ -308,11 +320,15 @@ def create_app(
     async def transcript(who: Caller, match_id: int) -> str:
         return str(await run(repo.owned_transcript, engine, who.account_id, match_id))
 
-    @app.get("/v1/leagues", summary="Every league (public)")
+    @app.get("/v1/leagues", summary="Every league (public)", dependencies=[Depends(public)])
     async def leagues() -> list[dict[str, Any]]:
         return await run(repo.list_leagues, engine)
 
-    @app.get("/v1/leagues/{league:path}/standings", summary="A league's stored table (public)")
+    @app.get(
+        "/v1/leagues/{league:path}/standings",
+        summary="A league's stored table (public)",
+        dependencies=[Depends(public)],
+    )
     async def standings(league: str) -> dict[str, Any]:
         return await run(repo.public_standings, engine, league)
 

@@ -135,6 +135,14 @@ def test_a_live_key_past_its_rate_gets_429(tmp_path: Path) -> None:
                 answers.append(exc.status)
         assert answers[:5] == [200] * 5 and 429 in answers
         assert api.client("bob").get("/v1/me")["account"] == "bob"  # per key: bob's is untouched
+        public = []
+        for _ in range(60):  # the public routes: per address
+            try:
+                Client(api.url, "").get("/v1/leagues")
+                public.append(200)
+            except ApiError as exc:
+                public.append(exc.status)
+        assert public[:5] == [200] * 5 and 429 in public
 
 
 def test_the_daily_quota_and_the_active_limit(tmp_path: Path) -> None:
