@@ -241,7 +241,7 @@ def cmd_submit(args: argparse.Namespace, client: Client) -> int:
             f" ('sixnimmt bot activate {sent['version']}' makes it active)"
         )
         return 0
-    print(f"submission {number}: {status}: {sent['reason']}")
+    print(tables.printable(f"submission {number}: {status}: {sent['reason']}"))
     print(f"its logs: sixnimmt bot logs {number} --server {args.server}", file=sys.stderr)
     return 1
 
@@ -303,8 +303,9 @@ def cmd_logs(args: argparse.Namespace, client: Client) -> int:
         elif not faults:
             print(f"{args.version}: no league seat with faults")
         for seat in [] if args.json else faults:
-            print(f"match {seat['match']} seat {seat['seat']}: {seat['faults']}")
-            print(f"  {seat['detail']}")
+            counts = ", ".join(f"{kind} ×{count}" for kind, count in seat["faults"].items())
+            print(f"match {seat['match']} seat {seat['seat']}: {counts}")
+            print(tables.printable(f"  {seat['detail']}", lines=True))
         return 0
     if not args.version.isdigit():
         raise ApiError(f"{args.version!r}: a submission's number or NAME@N")
@@ -314,14 +315,17 @@ def cmd_logs(args: argparse.Namespace, client: Client) -> int:
         return 0
     print(f"submission {found['id']}: {found['bot']} ({found['variant']}): {found['status']}")
     if found["reason"]:
-        print(f"reason: {found['reason']}")
+        print(tables.printable(f"reason: {found['reason']}"))
     report = found.get("report") or {}
     for check in report.get("checks", []):
         print(f"  {'ok  ' if check['passed'] else 'FAIL'} {check['check']}")
     for group in report.get("fault_reasons", []):
-        print(f"fault: {json.dumps(group)}")
+        cause = group.get("cause") or group.get("reason") or ""
+        print(tables.printable(f"fault: {group.get('kind')} ×{group.get('count')}: {cause}"))
     exit_info = report.get("exit") or {}
-    stderr = exit_info.get("stderr") or ""
+    if exit_info.get("how"):
+        print(tables.printable(f"the bot process {exit_info['how']}"))
+    stderr = tables.printable(exit_info.get("stderr") or "", lines=True)  # the bot's bytes: no escapes
     if stderr.strip():
         print("its stderr ends:")
         print("\n".join("  " + line for line in stderr.splitlines()[-20:]))

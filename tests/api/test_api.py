@@ -249,3 +249,25 @@ def test_a_validation_lost_with_its_api_is_marked_invalid_at_the_next_start(tmp_
         assert repo.submission(engine, 1, young)["status"] == "pending"  # maybe another API's, running
     finally:
         engine.dispose()
+
+
+def test_an_invalid_bot_says_why_and_its_logs_show_its_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import sys\nfrom bot_sdk import ClassicBot\n\n\nclass Bad(ClassicBot):\n"
+        "    def choose_card(self, view):\n        print('\\x1b[2Jabout to fail', file=sys.stderr)\n"
+        "        raise ValueError('oops in my bot')\n"
+    )
+    with site(tmp_path) as api:
+        done = _cli("bot", "submit", str(bad), "--server", api.url, "--name", "bad", key=api.keys["alice"])
+        assert done.returncode == 1, done.stderr
+        assert done.stdout.startswith(
+            "submission 1: invalid: the bot failed its check (decides without raising)"
+        )
+        logs = _cli("bot", "logs", "1", "--server", api.url, key=api.keys["alice"])
+        assert "FAIL decides without raising" in logs.stdout
+        assert "fault: exception" in logs.stdout and "ValueError: oops in my bot" in logs.stdout
+        assert (
+            "about to fail" in logs.stdout and "\x1b" not in logs.stdout
+        )  # the bot's stderr, without escapes
+        assert api.client().get("/v1/versions") == []
