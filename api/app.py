@@ -132,6 +132,11 @@ def create_app(
     async def _conflict(request: Request, exc: repo.ConflictError) -> JSONResponse:
         return JSONResponse({"error": str(exc), "status": 409}, 409)
 
+    @app.exception_handler(Exception)
+    async def _failed(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("%s %s failed", request.method, request.url.path)
+        return JSONResponse({"error": "the server failed; it is logged", "status": 500}, 500)
+
     def client_of(request: Request) -> str:
         return request.client.host if request.client else "unknown"
 

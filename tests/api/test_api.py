@@ -271,3 +271,15 @@ def test_an_invalid_bot_says_why_and_its_logs_show_its_error(tmp_path: Path) -> 
             "about to fail" in logs.stdout and "\x1b" not in logs.stdout
         )  # the bot's stderr, without escapes
         assert api.client().get("/v1/versions") == []
+
+
+def test_a_failure_of_the_server_is_a_json_500_and_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from sqlalchemy import text
+
+    with site(tmp_path) as api:
+        with api.engine.begin() as conn:
+            conn.execute(text("ALTER TABLE submissions RENAME TO gone"))
+        assert _status(lambda: api.client().get("/v1/submissions")) == 500
+        assert "GET /v1/submissions failed" in caplog.text
