@@ -255,8 +255,8 @@ def test_an_invalid_bot_says_why_and_its_logs_show_its_error(tmp_path: Path) -> 
     bad = tmp_path / "bad.py"
     bad.write_text(
         "import sys\nfrom bot_sdk import ClassicBot\n\n\nclass Bad(ClassicBot):\n"
-        "    def choose_card(self, view):\n        print('\\x1b[2Jabout to fail', file=sys.stderr)\n"
-        "        raise ValueError('oops in my bot')\n"
+        "    def choose_card(self, view):\n        print('about to fail', file=sys.stderr)\n"
+        "        raise ValueError('\\x1b[2Joops in my bot')\n"
     )
     with site(tmp_path) as api:
         done = _cli("bot", "submit", str(bad), "--server", api.url, "--name", "bad", key=api.keys["alice"])
@@ -266,10 +266,9 @@ def test_an_invalid_bot_says_why_and_its_logs_show_its_error(tmp_path: Path) -> 
         )
         logs = _cli("bot", "logs", "1", "--server", api.url, key=api.keys["alice"])
         assert "FAIL decides without raising" in logs.stdout
-        assert "fault: exception" in logs.stdout and "ValueError: oops in my bot" in logs.stdout
-        assert (
-            "about to fail" in logs.stdout and "\x1b" not in logs.stdout
-        )  # the bot's stderr, without escapes
+        assert "fault: exception" in logs.stdout and "oops in my bot" in logs.stdout
+        assert "its stderr ends:" in logs.stdout
+        assert "\x1b" not in done.stdout + logs.stdout  # the bot's words, without terminal escapes
         assert api.client().get("/v1/versions") == []
 
 
