@@ -173,7 +173,7 @@ def test_a_bot_that_answers_illegally_is_one_line_without_a_trace(
 @pytest.mark.parametrize(
     ("argv", "options"),
     [
-        (["play"], {"--games": "(default: 10)"}),
+        (["play"], {"--games": "(default: 10; 1 with --human)"}),
         (["bot", "run"], {"--variant": "(default: classic)", "--referee": "$SIXNIMMT_REFEREE",
                           "--token": "$SIXNIMMT_TOKEN"}),
         (["bot", "connect"], {"--variant": "(default: classic)"}),
