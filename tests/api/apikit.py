@@ -4,6 +4,7 @@ thread (a real uvicorn over a real socket), reached over HTTP by the SDK's own c
 from __future__ import annotations
 
 import contextlib
+import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,9 @@ from workers.store.migrate import upgrade
 
 PROJECT = Path(__file__).resolve().parents[2]
 GOOD_BOT = PROJECT / "examples" / "cautious_bot.py"
+OUTSIDE_TREE = Path(tempfile.gettempdir())
+"""Where the tests' commands run: not the tree, whose build leftovers (a ``sixnimmt_arena.egg-info``)
+would stand before the installed package's metadata on ``sys.path``."""
 
 
 @dataclass

@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from apikit import GOOD_BOT, PROJECT, site, wait_valid
+from apikit import GOOD_BOT, OUTSIDE_TREE, site, wait_valid
 from sqlalchemy import Engine, insert, inspect, select
 from testkit import migrated_store
 
@@ -125,7 +125,7 @@ def _sixnimmt(*args: str, url: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         env=env,
-        cwd=PROJECT,
+        cwd=OUTSIDE_TREE,
         timeout=120,
     )
 

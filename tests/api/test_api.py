@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from apikit import GOOD_BOT, PROJECT, counts, site
+from apikit import GOOD_BOT, OUTSIDE_TREE, counts, site
 
 from bot_sdk.client import ApiError, Client, pack_archive
 
@@ -22,7 +22,7 @@ def _cli(*args: str, key: str | None = None) -> subprocess.CompletedProcess[str]
     if key:
         env["SIXNIMMT_API_KEY"] = key
     return subprocess.run(
-        [*SIXNIMMT, *args], capture_output=True, text=True, env=env, cwd=PROJECT, timeout=300
+        [*SIXNIMMT, *args], capture_output=True, text=True, env=env, cwd=OUTSIDE_TREE, timeout=300
     )
 
 

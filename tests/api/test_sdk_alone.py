@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from apikit import GOOD_BOT, PROJECT, site
+from apikit import GOOD_BOT, OUTSIDE_TREE, site
 
 HIDDEN = ("sqlalchemy", "alembic", "celery", "fastapi", "starlette", "uvicorn", "psycopg", "numpy", "jinja2")
 RUN = f"""
@@ -29,7 +29,12 @@ def _base_install(*args: str, key: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")}
     env["SIXNIMMT_API_KEY"] = key
     return subprocess.run(
-        [sys.executable, "-c", RUN, *args], capture_output=True, text=True, env=env, cwd=PROJECT, timeout=300
+        [sys.executable, "-c", RUN, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=OUTSIDE_TREE,
+        timeout=300,
     )
 
 
