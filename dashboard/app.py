@@ -321,13 +321,16 @@ def create_app(
             raise HTTPException(404, f"no step {step}: the match has {steps} steps")
         return step
 
-    def match_page(request: Request) -> Response:
-        info, replay = data.match(db(), _path_id(request, "match_id"), viewer_of(request))
+    def replay_page(
+        request: Request, info: dict[str, Any], replay: Any, template: str, title: str
+    ) -> Response:
+        """A stored game's page (a league match's or a game against people): its replay at the
+        step and seat the query asks for."""
         seat = _seat_arg(request, replay.players)
         step = _step_arg(request, replay.steps, min(1, replay.steps))
         frame = replay.frame(step, seat, info["names"])
         context = {
-            "title": f"Match {info['id']}",
+            "title": title,
             "match": info,
             "frame": frame,
             "board": board(frame, info["names"]),
@@ -336,20 +339,27 @@ def create_app(
             "step": step,
             "steps": replay.steps,
         }
-        return page(request, "match.html", context)
+        return page(request, template, context)
+
+    def frames(request: Request, info: dict[str, Any], replay: Any) -> Response:
+        """A stored game's replay as JSON: one frame (``step``) or all of them, for a seat or everyone."""
+        seat = _seat_arg(request, replay.players)
+        if request.query_params.get("step") not in (None, ""):
+            step = _step_arg(request, replay.steps, 0)
+            return JSONResponse({"match": info, "frame": replay.frame(step, seat, info["names"])})
+        every = [replay.frame(step, seat, info["names"]) for step in range(replay.steps + 1)]
+        return JSONResponse({"match": info, "seat": seat, "frames": every})
+
+    def match_page(request: Request) -> Response:
+        info, replay = data.match(db(), _path_id(request, "match_id"), viewer_of(request))
+        return replay_page(request, info, replay, "match.html", f"Match {info['id']}")
 
     def match_api(request: Request) -> Response:
         info, _ = data.match(db(), _path_id(request, "match_id"), viewer_of(request))
         return JSONResponse({"match": info})
 
     def replay_api(request: Request) -> Response:
-        info, replay = data.match(db(), _path_id(request, "match_id"), viewer_of(request))
-        seat = _seat_arg(request, replay.players)
-        if request.query_params.get("step") not in (None, ""):
-            step = _step_arg(request, replay.steps, 0)
-            return JSONResponse({"match": info, "frame": replay.frame(step, seat, info["names"])})
-        frames = [replay.frame(step, seat, info["names"]) for step in range(replay.steps + 1)]
-        return JSONResponse({"match": info, "seat": seat, "frames": frames})
+        return frames(request, *data.match(db(), _path_id(request, "match_id"), viewer_of(request)))
 
     def transcript_api(request: Request) -> Response:
         body = data.transcript(db(), _path_id(request, "match_id"))
@@ -401,33 +411,16 @@ def create_app(
 
     def human_match_page(request: Request) -> Response:
         info, replay = data.human_match(db(), _path_id(request, "human_match_id"), viewer_of(request))
-        seat = _seat_arg(request, replay.players)
-        step = _step_arg(request, replay.steps, min(1, replay.steps))
-        frame = replay.frame(step, seat, info["names"])
-        context = {
-            "title": f"Game against people #{info['id']}",
-            "match": info,
-            "frame": frame,
-            "board": board(frame, info["names"]),
-            "bulls": replay.bulls(),
-            "seat": seat,
-            "step": step,
-            "steps": replay.steps,
-        }
-        return page(request, "people_match.html", context)
+        return replay_page(request, info, replay, "people_match.html", f"Game against people #{info['id']}")
 
     def human_match_api(request: Request) -> Response:
         info, _ = data.human_match(db(), _path_id(request, "human_match_id"), viewer_of(request))
         return JSONResponse({"match": info})
 
     def human_replay_api(request: Request) -> Response:
-        info, replay = data.human_match(db(), _path_id(request, "human_match_id"), viewer_of(request))
-        seat = _seat_arg(request, replay.players)
-        if request.query_params.get("step") not in (None, ""):
-            step = _step_arg(request, replay.steps, 0)
-            return JSONResponse({"match": info, "frame": replay.frame(step, seat, info["names"])})
-        frames = [replay.frame(step, seat, info["names"]) for step in range(replay.steps + 1)]
-        return JSONResponse({"match": info, "seat": seat, "frames": frames})
+        return frames(
+            request, *data.human_match(db(), _path_id(request, "human_match_id"), viewer_of(request))
+        )
 
     def human_transcript_api(request: Request) -> Response:
         body = data.human_transcript(db(), _path_id(request, "human_match_id"))
