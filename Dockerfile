@@ -34,6 +34,7 @@ COPY workers ./workers
 COPY dashboard ./dashboard
 COPY sixnimmt ./sixnimmt
 COPY envs ./envs
+COPY api ./api
 # Then out of the venv what no role runs: pip and setuptools, and the packages' own test suites
 # (numpy's and scipy's are about 50 MB).
 RUN /opt/venv/bin/pip wheel --no-deps --wheel-dir /wheels . \

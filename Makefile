@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml games/classic/sim/_native.c
 ## it runs only when a source is newer than its last run ($(BYTECODE_STAMP)): with nothing to
 ## compile its worker processes cost 0.5 s of every `make run`. An import still checks each file's
 ## time stamp, so an edited file is compiled again rather than run stale.
-BYTECODE_DIRS := arena bot_sdk dashboard envs games referee sixnimmt workers examples tests bench
+BYTECODE_DIRS := api arena bot_sdk dashboard envs games referee sixnimmt workers examples tests bench
 BYTECODE_STAMP := $(VENV)/.bytecode
 bytecode: $(BYTECODE_STAMP)
 $(BYTECODE_STAMP): $(STAMP) $(shell find $(BYTECODE_DIRS) -name '*.py' -not -path '*/node_modules/*' 2>/dev/null)
