@@ -16,8 +16,6 @@ def register(sub: Any) -> None:
     """Add ``api serve`` (a stand-in without the ``server`` extra)."""
     from bot_sdk.cli import stand_in
 
-    if find_spec("sqlalchemy") is None:
-        stand_in(sub, "account", "sqlalchemy")  # with it, the league's plugin adds the account group
     missing = next((name for name in LIBRARIES if find_spec(name) is None), None)
     if missing:
         stand_in(sub, "api", missing)

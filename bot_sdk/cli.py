@@ -139,8 +139,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     json_flag(p)
     p.set_defaults(func=cmd_replay)
 
-    global BOT_COMMANDS, COMMANDS
-    COMMANDS = sub
+    global BOT_COMMANDS
     bot = sub.add_parser("bot", help="play, check and run bots as processes under a referee")
     BOT_COMMANDS = bot.add_subparsers(title="bot commands", metavar="COMMAND")
     p = BOT_COMMANDS.add_parser("run", help="run one bot process (reads SIXNIMMT_REFEREE and SIXNIMMT_TOKEN)")
@@ -197,10 +196,6 @@ def _register(sub: Any, entry: Any) -> None:
         return
     register(sub)
 
-
-COMMANDS: Any = None
-"""The root parser's subparsers, so that a plugin's module adds a group of its own beside its
-plugin's (the league adds ``account``); set by :func:`build_parser` before any plugin registers."""
 
 BOT_COMMANDS: Any = None
 """The ``bot`` group's subparsers, so that plugins (the platform's ``bot play``, the league's

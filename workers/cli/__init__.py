@@ -38,7 +38,7 @@ def register(sub: Any) -> None:
     """
     missing = next((name for name in LIBRARIES if find_spec(name) is None), None)
     if missing:
-        for name in ("league", "worker"):
+        for name in ("league", "worker", "account"):
             sdk_cli.stand_in(sub, name, missing)
         for name in ("submit", "list", "test", "account", "key"):
             sdk_cli.stand_in(sdk_cli.BOT_COMMANDS, name, missing)
@@ -188,6 +188,7 @@ def register(sub: Any) -> None:
 
     bottest.register(bots, _guard)
     accounts_cli.register(bots, _guard)
+    accounts_cli.register_accounts(sub, _guard)
     manage.register(group, bots, _guard)
 
 

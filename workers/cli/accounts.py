@@ -20,12 +20,8 @@ ACCOUNT_COMMANDS = ("account", "key")
 
 
 def register(bots: Any, guard: Callable[..., Any]) -> None:
-    """Add the ``account`` and ``key`` groups to the ``bot`` command group, and the top-level
-    ``account`` group (:func:`register_accounts`) to the root parser."""
-    from bot_sdk import cli as sdk_cli
-
-    if sdk_cli.COMMANDS is not None and "account" not in sdk_cli.COMMANDS.choices:
-        register_accounts(sdk_cli.COMMANDS, guard)
+    """Add the ``account`` and ``key`` groups to the ``bot`` command group (the top-level
+    ``account`` group is :func:`register_accounts`)."""
     account = bots.add_parser("account", help="bot accounts: bots that play from their authors' machines")
     group = account.add_subparsers(title="account commands", metavar="COMMAND")
     p = group.add_parser("create", help="create a bot account (it enters leagues as remote:NAME)")
