@@ -9,13 +9,13 @@ lease (``repo.claim_block``), read its league (``repo.league_by_id``), renew the
 (``repo.renew_lease``), store four made-up matches (``repo.record_block``: matches, seat results,
 transcripts, one transaction), look at the league's stored table
 (``workers.store.standings.block_stored``: a look at most every ``SIXNIMMT_STANDINGS_EVERY_S`` per
-process, skipped while another process has the league's turn) and advance the league (``workers.queue.reconcile.advance``). Each worker takes every N-th
-block of a league of 2,000 blocks a second of window (all sent: ``queued_at`` set, as ``league
-start`` does), as the broker would hand each block's one message to one worker, plays one block
-before the window (imports, connection, its first look at the table) and then as many as it can:
-blocks stored in the window over its length. Each worker also reports its own CPU and its
-PostgreSQL backend's (``/proc``: the server runs on this machine), printed on stderr per block
-with each phase's share of the wall time.
+process, skipped while another process has the league's turn) and advance the league
+(``workers.queue.reconcile.advance``). Each worker takes every N-th block of a league of 2,000
+blocks a second of window (all sent: ``queued_at`` set, as ``league start`` does), as the broker
+would hand each block's one message to one worker, plays one block before the window (imports,
+connection, its first look at the table) and then as many as it can: blocks stored in the window
+over its length. Each worker also reports its own CPU and its PostgreSQL backend's (``/proc``: the
+server runs on this machine), printed on stderr per block with each phase's share of the wall time.
 
 ``store.claim_p99_ms.64``: the 99th percentile of ``repo.claim_block``'s wall time at 64 workers.
 

@@ -358,7 +358,6 @@ def seated(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(order)
 
 
-
 def store_game(
     engine: Engine, sitting: Sitting, played: tuple[FinishedMatch, Mapping[str, ProcessExit]]
 ) -> int:

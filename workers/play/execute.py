@@ -531,7 +531,6 @@ def _name(position: int) -> str:
     return f"entrant{position}"
 
 
-
 def _record(
     rotation: int,
     seed: int,
