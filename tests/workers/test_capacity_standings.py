@@ -12,13 +12,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import Engine, text
 from test_store import make_league, migrated_store, played
+from testkit import wait_for
 
 from workers.store import repo, standings
 
@@ -123,10 +123,10 @@ def test_at_a_rounds_end_a_process_waits_its_turn_and_then_completes_the_table(
     with another_process_looking(pg_url, league):
         waiter = threading.Thread(target=lambda: outcome.append(standings.results_stored(engine, league.id)))
         waiter.start()
-        deadline = time.monotonic() + 120
-        while _waiting_for_turn(engine, league) == 0:
-            assert waiter.is_alive() and time.monotonic() < deadline, "the round's end did not wait"
-            time.sleep(0.02)
+        wait_for(
+            lambda: _waiting_for_turn(engine, league) or not waiter.is_alive(), 120, "a wait for its turn"
+        )
+        assert waiter.is_alive(), "the round's end did not wait"
         assert outcome == [] and _covered(engine, league) == 0
     waiter.join(120)
     assert outcome == [True]
