@@ -265,16 +265,7 @@ def serve(viewer: Viewer, host: str = "127.0.0.1", port: int = 0) -> ThreadingHT
                 print(f"sixnimmt view: {self.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
                 failed = "the viewer failed to answer; the error is in its output"
                 status, kind, body, headers = viewer.error(api, 500, "Error", failed)
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            for name, value in headers.items():
-                self.send_header(name, value)
-            for name_bytes, value_bytes in pages.SECURITY_HEADERS:
-                self.send_header(name_bytes.decode(), value_bytes.decode())
-            self.end_headers()
-            self.wfile.write(body)
+            send(self, (status, kind, body, headers))
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet: the URL is all it says
             pass
@@ -282,6 +273,22 @@ def serve(viewer: Viewer, host: str = "127.0.0.1", port: int = 0) -> ThreadingHT
     server = ThreadingHTTPServer((host, port), Handler)
     hosts.update({f"{host}:{server.server_port}", f"localhost:{server.server_port}"})
     return server
+
+
+def send(handler: BaseHTTPRequestHandler, response: Response) -> None:
+    """Write ``response`` on an ``http.server`` handler: never cached, with the dashboard's
+    security headers (``sixnimmt view`` and ``sixnimmt play --human`` answer alike)."""
+    status, kind, body, headers = response
+    handler.send_response(status)
+    handler.send_header("Content-Type", kind)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.send_header("Cache-Control", "no-store")
+    for name, value in headers.items():
+        handler.send_header(name, value)
+    for name_bytes, value_bytes in pages.SECURITY_HEADERS:
+        handler.send_header(name_bytes.decode(), value_bytes.decode())
+    handler.end_headers()
+    handler.wfile.write(body)
 
 
 def cmd_view(args: Any, opener: Callable[[str], bool] = webbrowser.open) -> int:

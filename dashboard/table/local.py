@@ -48,11 +48,10 @@ from arena.referee_thread import referee_in_thread
 from arena.tournament import unique_names
 from bot_sdk import command
 from bot_sdk.loader import load_bot, spec_label
-from dashboard import pages
 from dashboard.replay import of
 from dashboard.table import handlers
 from dashboard.table.seat import Seat, SeatError, human_name
-from dashboard.view import Game, Response, Viewer, seat_names
+from dashboard.view import Game, Response, Viewer, seat_names, send
 from referee.clikit.progress import progress_bar
 from referee.rules.errors import ConfigError, RulesError
 from referee.rules.registry import make_variant
@@ -306,16 +305,7 @@ def serve(
                 print(f"sixnimmt play: {self.path}: {type(exc).__name__}: {exc}", file=sys.stderr)
                 status, kind, out, headers = 500, "text/plain", b"the table failed to answer", {}
             try:
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(out)))
-                self.send_header("Cache-Control", "no-store")
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                for name_bytes, value_bytes in pages.SECURITY_HEADERS:
-                    self.send_header(name_bytes.decode(), value_bytes.decode())
-                self.end_headers()
-                self.wfile.write(out)
+                send(self, (status, kind, out, headers))
             except OSError:  # the page went away while its long poll waited
                 self.close_connection = True
 
