@@ -283,10 +283,51 @@ submissions = Table(
     Column("bot_version_id", ForeignKey("bot_versions.id")),
     _created(),
     Column("finished_at", DateTime(timezone=True)),
+    # The uploaded archive, kept while the submission is pending so that a worker can validate it;
+    # NULL once it is decided (migration 0012).
+    Column("archive", LargeBinary),
+    # The competition it was made for (its quota and freeze apply); NULL: none (migration 0012).
+    Column("competition_id", ForeignKey("competitions.id")),
     # An account's submissions, newest first, and its day's quota.
     Index(None, "account_id", "created_at"),
 )
 """Every upload through the API, with its validation (a submission that passed names its version)."""
+
+competitions = Table(
+    "competitions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("variant", String(40), nullable=False),
+    Column("config", JSON, nullable=False),
+    Column("table_size", Integer, nullable=False),
+    Column("submissions_per_day", Integer, nullable=False),
+    Column("active_per_account", Integer, nullable=False),
+    # When the season ends (submissions freeze, the final starts); NULL: at ``competition close``.
+    Column("ends_at", DateTime(timezone=True)),
+    # The final: an adaptive league among the season's top ``final_top`` that stops once the order
+    # is settled at ``final_until_confident`` or after ``final_max_deals`` deals.
+    Column("final_top", Integer, nullable=False),
+    Column("final_until_confident", Float, nullable=False),
+    Column("final_max_deals", Integer, nullable=False),
+    # season, final or finished.
+    Column("state", String(10), nullable=False, server_default="season"),
+    Column("season_league_id", ForeignKey("leagues.id")),
+    Column("final_league_id", ForeignKey("leagues.id")),
+    _created(),
+    Column("closed_at", DateTime(timezone=True)),
+)
+"""A competition that participant accounts enter: a season ladder of their active versions, then a
+final among its top entrants (workers.competition; migration 0012)."""
+
+competition_entries = Table(
+    "competition_entries",
+    metadata,
+    Column("competition_id", ForeignKey("competitions.id"), primary_key=True),
+    Column("account_id", ForeignKey("bot_accounts.id"), primary_key=True, index=True),
+    _created(),
+)
+"""The accounts that entered a competition (their active versions of its variant play its season)."""
 
 api_keys = Table(
     "api_keys",
