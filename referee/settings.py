@@ -188,6 +188,11 @@ class Settings:
     api_validation_workers: int = _setting(
         1, "validations the API runs at once in its own background threads (the local defaults)"
     )
+    redis_url: str = _setting(
+        "",
+        "Redis the API keeps its rate limits' counters in, shared by its replicas (e.g."
+        " redis://127.0.0.1:6379/1); empty: the broker's if SIXNIMMT_BROKER_URL is a Redis, else per process",
+    )
     sandbox_cpu_s: int = _setting(600, "CPU seconds a bot process may use in one block")
     sandbox_memory_mb: int = _setting(
         1024, "address space a bot process may use, and its memory cgroup's limit where it has one"
