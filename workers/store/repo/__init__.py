@@ -3,10 +3,11 @@
 One module per what is stored: :mod:`.bots` (versions and their code), :mod:`.leagues` (leagues,
 entrants, planned blocks, phase), :mod:`.blocks` (claims, leases, queue marks), :mod:`.results`
 (matches, seat results, transcripts, ratings), :mod:`.human` (games against people, kept apart
-from the leagues'), :mod:`.accounts` (participants' bots, active versions, submissions) and
-:mod:`.identity` (the store's id, the workers' heartbeats), over
-:mod:`.common` (errors, names, times, bot versions). Callers use this package (``from
-workers.store import repo``; ``repo.find_league(...)``), which exposes them all.
+from the leagues'), :mod:`.accounts` (participants' bots, active versions, submissions),
+:mod:`.competitions` (competitions, their entries and public tables) and :mod:`.identity` (the
+store's id, the workers' heartbeats), over :mod:`.common` (errors, names, times, bot versions).
+Callers use this package (``from workers.store import repo``; ``repo.find_league(...)``), which
+exposes them all.
 """
 
 from workers.store.repo.accounts import (
@@ -67,6 +68,23 @@ from workers.store.repo.common import (
     _aware,
     check_name,
 )
+from workers.store.repo.competitions import (
+    Competition,
+    active_count,
+    competition,
+    competition_entries,
+    competition_submissions_since,
+    create_competition,
+    drop_pending_blocks,
+    enter,
+    entrant_versions,
+    find_competition,
+    has_entered,
+    league_table,
+    list_competitions,
+    set_submission_competition,
+    update_competition,
+)
 from workers.store.repo.human import (
     HumanMatch,
     HumanSeat,
@@ -112,6 +130,7 @@ __all__ = [
     "BadNameError",
     "BlockRow",
     "BotVersion",
+    "Competition",
     "ConflictError",
     "Deleted",
     "HumanMatch",
@@ -129,6 +148,7 @@ __all__ = [
     "_aware",  # private, but workers.bots.accounts reads stored times with it
     "abandon_pending",
     "account_of_bot",
+    "active_count",
     "add_blocks",
     "add_bot_version",
     "add_entrants",
@@ -141,17 +161,26 @@ __all__ = [
     "claim_block",
     "claimable_blocks",
     "code_of",
+    "competition",
+    "competition_entries",
+    "competition_submissions_since",
+    "create_competition",
     "create_league",
     "delete_league",
+    "drop_pending_blocks",
+    "enter",
+    "entrant_versions",
     "expire_leases",
     "fail_block",
     "fault_details",
+    "find_competition",
     "find_content",
     "find_league",
     "find_version",
     "finish_league",
     "finish_submission",
     "get_block",
+    "has_entered",
     "heartbeat",
     "human_transcript",
     "labels_apart",
@@ -161,7 +190,9 @@ __all__ = [
     "league_counts",
     "league_phase",
     "league_results",
+    "league_table",
     "list_bots",
+    "list_competitions",
     "list_leagues",
     "list_submissions",
     "load_ratings",
@@ -186,6 +217,7 @@ __all__ = [
     "set_active",
     "set_retired",
     "set_stopping",
+    "set_submission_competition",
     "start_league",
     "store_id",
     "store_ratings",
@@ -193,5 +225,6 @@ __all__ = [
     "submissions_since",
     "transcript",
     "unmark_queued",
+    "update_competition",
     "waits",
 ]
