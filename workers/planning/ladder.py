@@ -9,10 +9,15 @@ entrants it has *now* and every stored result:
   tables come out even);
 - an entrant added later (``league add NAME BOT``) gets its ``placement`` tables first, in the
   next round, each with the opponents it has met least (ties by the seed);
-- the rest of a round, up to ``round_deals`` blocks, goes where the ratings are uncertain: the
+- a share of the rest of a round (``random_share`` of ``round_deals``, rounded up) are random
+  tables drawn from the seed, so that no entrant is trapped among the same few opponents;
+- the rest, up to ``round_deals`` blocks, goes where the ratings are uncertain: the
   tables :mod:`workers.planning.adaptive` chooses for the adjacent pairs of the batch fit
   (:mod:`workers.stats.ranking`) whose order is not settled at ``confidence``; when every pair is
   settled, the least-played entrants with the opponents they have met least;
+- an entrant made ``inactive`` (a competition's version deactivated, :mod:`workers.competition`)
+  keeps its results but sits at no new table; with fewer active entrants than a table's seats the
+  ladder plans nothing (it is finished until one comes back);
 - it runs until ``league stop`` (``stopped``) or until it has planned ``max_deals`` blocks.
 
 Standings are the league's batch fit of every stored result, so they move as results arrive.
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,6 +47,7 @@ FORMAT = "ladder"
 DEFAULT_PLACEMENT = 4
 DEFAULT_ROUND_DEALS = 8
 DEFAULT_CONFIDENCE = 0.95
+DEFAULT_RANDOM_SHARE = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +62,10 @@ class LadderRule:
     """The budget: at most this many blocks in all; ``None``: until stopped."""
     confidence: float = DEFAULT_CONFIDENCE
     stopped: bool = False
+    random_share: float = 0.0
+    """The share of a round's non-placement tables drawn at random (a ladder stored before it: 0)."""
+    inactive: tuple[int, ...] = ()
+    """Entrant positions that get no new tables (their results stay)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +75,8 @@ class LadderRule:
             "max_deals": self.max_deals,
             "confidence": self.confidence,
             "stopped": self.stopped,
+            "random_share": self.random_share,
+            "inactive": list(self.inactive),
         }
 
     @classmethod
@@ -77,6 +90,8 @@ class LadderRule:
             None if budget is None else int(budget),
             float(stopping["confidence"]),
             bool(stopping.get("stopped", False)),
+            float(stopping.get("random_share", 0.0)),
+            tuple(sorted(int(p) for p in stopping.get("inactive", ()))),
         )
 
 
@@ -85,6 +100,7 @@ def rule(
     round_deals: int | None = None,
     max_deals: int | None = None,
     confidence: float | None = None,
+    random_share: float | None = None,
 ) -> LadderRule:
     """A checked rule (``None``: the default); :class:`PlanError` with a one-line reason otherwise."""
     made = LadderRule(
@@ -92,7 +108,10 @@ def rule(
         DEFAULT_ROUND_DEALS if round_deals is None else round_deals,
         max_deals,
         DEFAULT_CONFIDENCE if confidence is None else confidence,
+        random_share=DEFAULT_RANDOM_SHARE if random_share is None else random_share,
     )
+    if not 0 <= made.random_share <= 1:
+        raise PlanError(f"--random-share must be between 0 and 1, got {made.random_share:g}")
     if made.placement < 1:
         raise PlanError(f"--placement must be at least 1, got {made.placement}")
     if made.round_deals < 1:
@@ -145,6 +164,10 @@ def next_blocks(league: Any, results: Any, blocks: Sequence[Block]) -> list[Bloc
         return []
     if not blocks:
         return first_round(n, k, league.seed, rule_)
+    out = set(rule_.inactive)
+    active = [p for p in range(n) if p not in out]
+    if len(active) < k:
+        return []
     room = math.inf if rule_.max_deals is None else rule_.max_deals - len(blocks)
     seated: Counter[int] = Counter(p for b in blocks for p in b.entrants)
     met: Counter[tuple[int, int]] = Counter(
@@ -157,17 +180,22 @@ def next_blocks(league: Any, results: Any, blocks: Sequence[Block]) -> list[Bloc
         seated.update(table)
         met.update((a, b) for a in table for b in table if a != b)
 
-    for newcomer in range(n):
+    for newcomer in active:
         while seated[newcomer] < rule_.placement and len(tables) < room:
-            take(_with_least_met([newcomer], n, k, met, seated, league.seed, len(blocks) + len(tables)))
+            take(_with_least_met([newcomer], active, k, met, seated, league.seed, len(blocks) + len(tables)))
     wanted = min(room, len(tables) + rule_.round_deals)
+    drawn = min(int(wanted - len(tables)), math.ceil(rule_.round_deals * rule_.random_share))
+    after = max(b.number for b in blocks)
+    for _ in range(drawn):
+        pick = random.Random(derive_seed(league.seed, "ladder", "random", after + 1 + len(tables)))
+        take(tuple(sorted(pick.sample(active, k))))
     if len(tables) < wanted:
         for block in _uncertain(league, results, blocks, rule_, int(wanted - len(tables))):
-            take(tuple(sorted(block.entrants)))
+            if not out.intersection(block.entrants):
+                take(tuple(sorted(block.entrants)))
     while len(tables) < wanted:
-        least = min(range(n), key=lambda p: (seated[p], derive_seed(league.seed, "ladder", "least", p)))
-        take(_with_least_met([least], n, k, met, seated, league.seed, len(blocks) + len(tables)))
-    after = max(b.number for b in blocks)
+        least = min(active, key=lambda p: (seated[p], derive_seed(league.seed, "ladder", "least", p)))
+        take(_with_least_met([least], active, k, met, seated, league.seed, len(blocks) + len(tables)))
     return [
         Block(after + 1 + i, table, _seed(league.seed, n, after + 1 + i)) for i, table in enumerate(tables)
     ]
@@ -175,7 +203,7 @@ def next_blocks(league: Any, results: Any, blocks: Sequence[Block]) -> list[Bloc
 
 def _with_least_met(
     seated_now: list[int],
-    n: int,
+    active: Sequence[int],
     k: int,
     met: Mapping[tuple[int, int], int],
     seated: Mapping[int, int],
@@ -188,7 +216,7 @@ def _with_least_met(
     while len(table) < k:
         table.append(
             min(
-                (p for p in range(n) if p not in table),
+                (p for p in active if p not in table),
                 key=lambda p: (
                     sum(met.get((p, q), 0) for q in table),
                     seated.get(p, 0),
@@ -229,7 +257,9 @@ def status(league: Any, planned: Sequence[Block], played: Iterable[int]) -> dict
         "deals_left": None if rule_.max_deals is None else max(rule_.max_deals - len(planned), 0),
         # Placement is over for an entrant once its placement tables are played (k games each).
         "in_placement": [
-            p for p in range(len(league.entrants)) if games[p] < rule_.placement * k or not tables[p]
+            p
+            for p in range(len(league.entrants))
+            if p not in rule_.inactive and (games[p] < rule_.placement * k or not tables[p])
         ],
         "state": finished(rule_, len(planned)) or "running",
     }
