@@ -10,6 +10,7 @@ import contextlib
 import datetime as dt
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request
@@ -50,6 +51,18 @@ def max_upload_bytes(settings: Settings) -> int:
     if settings.api_max_upload_bytes:
         return settings.api_max_upload_bytes
     return settings.bot_max_bytes + settings.submit_max_files * TAR_OVERHEAD + 10_240
+
+
+@dataclass(frozen=True, slots=True)
+class Uploads:
+    """The one path of an upload, which ``POST /v1/submissions`` and the upload form share
+    (``app.state.uploads``): the body's ``limit``, the daily quota's check, :func:`accept` of a body
+    read within the limit, and the refusal stored before a body is read. Each raises :class:`ApiError`."""
+
+    limit: int
+    check_quota: Callable[[accounts.Caller], Awaitable[None]]
+    accept: Callable[[accounts.Caller, str, str, str | None, bytes], Awaitable[dict[str, Any]]]
+    refuse: Callable[[accounts.Caller, str, str, str], Awaitable[None]]
 
 
 class Counters:
@@ -102,6 +115,7 @@ def create_app(
         " and public standings. Authenticate with `Authorization: Bearer KEY` (docs/api.md).",
     )
     app.state.engine, app.state.validator, app.state.counters = engine, validator, counters
+    app.state.per_key, app.state.failures = per_key, failures  # the web pages' limits too (api/pages.py)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
@@ -237,13 +251,7 @@ def create_app(
         if declared is not None and (not declared.isdigit() or int(declared) > upload_limit):
             await run(_refuse, who, name, variant, f"the upload is larger than {upload_limit} bytes")
             raise ApiError(413, f"the upload is {declared} bytes; the limit is {upload_limit}")
-        used = await run(repo.submissions_since, engine, who.account_id, _midnight())
-        if used >= settings.api_submissions_per_day:
-            raise ApiError(
-                429,
-                f"daily submission quota of {settings.api_submissions_per_day} used; next at 00:00 UTC",
-                {"Retry-After": _until_midnight()},
-            )
+        await check_quota(who)
         chunks, size = [], 0
         async for chunk in request.stream():  # never more than the limit is read
             size += len(chunk)
@@ -253,7 +261,27 @@ def create_app(
                     413, f"the upload is more than {upload_limit} bytes; the limit is {upload_limit}"
                 )
             chunks.append(chunk)
-        content = b"".join(chunks)
+        return await accept(who, name, variant, entry, b"".join(chunks))
+
+    async def check_quota(who: accounts.Caller) -> None:
+        """429 once the account's accepted uploads of the day reach the quota."""
+        used = await run(repo.submissions_since, engine, who.account_id, _midnight())
+        if used >= settings.api_submissions_per_day:
+            raise ApiError(
+                429,
+                f"daily submission quota of {settings.api_submissions_per_day} used; next at 00:00 UTC",
+                {"Retry-After": _until_midnight()},
+            )
+
+    async def accept(
+        who: accounts.Caller, name: str, variant: str, entry: str | None, content: bytes
+    ) -> dict[str, Any]:
+        """An upload read within the limit: checked as ``bot submit`` checks it, stored pending and
+        queued for validation, or refused (413, 422) with the refusal stored. The one path of every
+        upload: ``POST /v1/submissions`` and the participant's upload form (:mod:`api.pages`)."""
+        if len(content) > upload_limit:
+            await run(_refuse, who, name, variant, f"the upload is larger than {upload_limit} bytes")
+            raise ApiError(413, f"the upload is {len(content)} bytes; the limit is {upload_limit}")
         try:
             check_submitted_name(name)
             await run(repo.may_submit, engine, who.account_id, name)
@@ -273,13 +301,20 @@ def create_app(
             per_day=(settings.api_submissions_per_day, _midnight()),
         )
         validator.submit(submission_id, new)
-        log.info("submission %d: %s (%s) by %s, %d bytes", submission_id, name, variant, who.account, size)
+        log.info(
+            "submission %d: %s (%s) by %s, %d bytes", submission_id, name, variant, who.account, len(content)
+        )
         return await run(repo.submission, engine, who.account_id, submission_id, logs=False)
 
     def _refuse(who: accounts.Caller, name: str, variant: str, reason: str) -> None:
         counters.refused_uploads += 1
         log.warning("upload of %r by %s refused: %s", name[:100], who.account, reason)
         repo.add_submission(engine, who.account_id, who.key_id, name, variant, status=REFUSED, reason=reason)
+
+    async def refuse(who: accounts.Caller, name: str, variant: str, reason: str) -> None:
+        await run(_refuse, who, name, variant, reason)
+
+    app.state.uploads = Uploads(upload_limit, check_quota, accept, refuse)
 
     @app.get("/v1/submissions", summary="Your submissions, newest first")
     async def submissions(who: Caller) -> list[dict[str, Any]]:
