@@ -315,6 +315,9 @@ def create_app(
         await run(_refuse, who, name, variant, reason)
 
     app.state.uploads = Uploads(upload_limit, check_quota, accept, refuse)
+    from api.pages import add_pages  # here: api.pages imports this module's ApiError
+
+    add_pages(app, engine, settings)  # the participant's web pages, /account (docs/api.md)
 
     @app.get("/v1/submissions", summary="Your submissions, newest first")
     async def submissions(who: Caller) -> list[dict[str, Any]]:
