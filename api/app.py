@@ -20,8 +20,9 @@ from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api.limits import Buckets
-from api.validation import ABANDONED, Validator
+from api.limits import make_buckets
+from api.metrics import instrument
+from api.validation import Validator, make_validator
 from referee.settings import Settings
 from workers.bots import accounts
 from workers.bots.artifacts import SubmissionError, SubmissionLimits
@@ -83,18 +84,16 @@ def create_app(
     sandbox: bool = True,
 ) -> FastAPI:
     """The API over ``engine``; ``validator`` runs the check games (default: a pool of
-    ``SIXNIMMT_API_VALIDATION_WORKERS`` threads in this process, closed with the app)."""
+    ``SIXNIMMT_API_VALIDATION_WORKERS`` threads in this process, closed with the app; the league's
+    Celery workers with ``SIXNIMMT_BROKER_URL``: api.validation)."""
     own_validator = validator is None
     if validator is None:
-        validator = Validator(
-            engine, workers=settings.api_validation_workers, games=check_games, sandbox=sandbox
-        )
-    abandoned = repo.abandon_pending(engine, ABANDONED, older_than=LOST_AFTER)
-    if abandoned:
-        log.warning("%d validations of a stopped API marked invalid: %s", abandoned, ABANDONED)
-    per_key = Buckets(settings.api_rate_per_s, settings.api_burst)
-    per_address = Buckets(settings.api_rate_per_s, settings.api_burst)  # the public routes'
-    failures = Buckets(1.0, settings.api_auth_failures_burst)
+        validator = make_validator(engine, settings, games=check_games, sandbox=sandbox)
+    validator.recover(LOST_AFTER)
+    # In Redis when the settings name one (shared by the API's replicas), else this process's.
+    per_key = make_buckets(settings, "key", settings.api_rate_per_s, settings.api_burst)
+    per_address = make_buckets(settings, "address", settings.api_rate_per_s, settings.api_burst)
+    failures = make_buckets(settings, "failures", 1.0, settings.api_auth_failures_burst)
     counters = Counters()
     upload_limit = max_upload_bytes(settings)
     limits = SubmissionLimits.from_settings(settings)
@@ -115,6 +114,7 @@ def create_app(
         " and public standings. Authenticate with `Authorization: Bearer KEY` (docs/api.md).",
     )
     app.state.engine, app.state.validator, app.state.counters = engine, validator, counters
+    instrument(app, engine)  # GET /metrics, requests by route and status (api.metrics)
     app.state.per_key, app.state.failures = per_key, failures  # the web pages' limits too (api/pages.py)
 
     @app.exception_handler(ApiError)
@@ -300,7 +300,7 @@ def create_app(
             entry_point=new.entry_point,
             per_day=(settings.api_submissions_per_day, _midnight()),
         )
-        validator.submit(submission_id, new)
+        await run(validator.submit, submission_id, new)
         log.info(
             "submission %d: %s (%s) by %s, %d bytes", submission_id, name, variant, who.account, len(content)
         )

@@ -13,6 +13,8 @@ consume its own queue, release its blocks on SIGTERM past ``SIXNIMMT_SHUTDOWN_GR
 :mod:`workers.queue.worker`, which ``include`` names: Celery imports it when a worker starts,
 before it sends the signals that module listens to. This module only builds the app and refuses
 a worker without a broker.
+Besides the blocks, a worker validates the bots uploaded through the API
+(:mod:`workers.queue.validations`, on a queue of their own).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def make_app() -> Celery:
     app = Celery(
         "sixnimmt",
         broker=broker,
-        include=["workers.queue.tasks", "workers.queue.worker"],
+        include=["workers.queue.tasks", "workers.queue.validations", "workers.queue.worker"],
         task_cls="workers.metrics:ObservedTask",
     )
     app.conf.update(

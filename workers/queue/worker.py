@@ -5,7 +5,8 @@ starts (``loader.init_worker()``), before it sends ``worker_init``, ``celeryd_af
 ``worker_ready``. A worker:
 
 - shares one log of refused messages among its pool processes (before they are forked);
-- consumes its own queue besides the shared one (:mod:`workers.queue.routing`);
+- consumes its own queue besides the shared one (:mod:`workers.queue.routing`), and the API's
+  validations' (:mod:`workers.queue.validations`);
 - from the moment it is ready, runs the reconciliation in its main process
   (:class:`workers.queue.reconcile.Reconciler`, sending with :func:`workers.queue.tasks.send_block`);
 - on SIGTERM lets its blocks finish for ``SIXNIMMT_SHUTDOWN_GRACE_S``, then releases what is left
@@ -29,6 +30,7 @@ from workers.queue import messages
 from workers.queue.reconcile import Reconciler
 from workers.queue.routing import worker_queue
 from workers.queue.tasks import send_block
+from workers.queue.validations import QUEUE as VALIDATIONS_QUEUE
 from workers.store import repo
 from workers.store.engine import make_engine
 
@@ -88,9 +90,12 @@ def _share_refusal_log(**_: Any) -> None:
 
 @signals.celeryd_after_setup.connect
 def _consume_own_queue(sender: Any = None, instance: Any = None, **_: Any) -> None:
-    """Each worker also takes the blocks routed to it, where its bots are warm (workers.queue.routing)."""
+    """Each worker also takes the blocks routed to it, where its bots are warm (workers.queue.routing),
+    and the API's validations."""
     if sender and instance is not None:
         instance.app.amqp.queues.select_add(worker_queue(str(sender)))
+        # And the validations of the bots uploaded through the API (workers.queue.validations).
+        instance.app.amqp.queues.select_add(VALIDATIONS_QUEUE)
 
 
 @signals.worker_ready.connect
