@@ -133,6 +133,8 @@ del _n
 
 
 def _varint_long(value: int) -> bytes:
+    if 16384 <= value < 1 << 21:  # past the table (a request id): three bytes, written at once
+        return bytes(((value & 0x7F) | 0x80, ((value >> 7) & 0x7F) | 0x80, value >> 14))
     if value < 0:
         value += 1 << 64  # int32 and int64 are sign-extended to ten bytes
     out = bytearray()
@@ -1090,10 +1092,89 @@ _KIND_BYTES: dict[DecisionKind, bytes] = {
 }
 """``DecisionRequest.kind`` (field 4) of each decision kind, encoded."""
 _NO_TUPLE = b"\x32\x00"
-_match_keys: dict[str, bytes] = {}
-"""``DecisionRequest.match_id`` (field 2) of the latest matches, encoded (a bounded cache)."""
 _times: dict[tuple[int, int], bytes] = {}
 """``deadline_ms`` and ``time_bank_ms`` (fields 7 and 8), encoded, by their values (a bounded cache)."""
+
+
+def _times_bytes(deadline_ms: int, bank_ms: int) -> bytes:
+    times = _times.get((deadline_ms, bank_ms))
+    if times is None:
+        if len(_times) >= 4096:
+            _times.clear()
+        times = _times[(deadline_ms, bank_ms)] = (b"\x38" + varint(deadline_ms) if deadline_ms else b"") + (
+            b"\x40" + varint(bank_ms) if bank_ms else b""
+        )
+    return times
+
+
+class RequestWriter:
+    """Writes the decision requests of one match as bytes: what :func:`request_bytes` returns.
+
+    The match's codec and its encoded id are looked up once, when the match starts on a
+    connection, not for every request (:class:`referee.server.connection.Connection` keeps one
+    per match).
+    """
+
+    __slots__ = ("_encode", "_game", "_key", "_own", "_tag", "match_id", "variant")
+
+    def __init__(self, match_id: str, variant: str) -> None:
+        self.match_id = match_id
+        self.variant = variant
+        game = self._game = codec(variant)
+        self._encode = game.view_bytes
+        self._own = game.view_to_wire_own is not None
+        self._tag = game.view_tag
+        data = match_id.encode()
+        self._key = b"\x12" + varint(len(data)) + data if data else b""
+
+    def __call__(
+        self,
+        request_id: int,
+        decision: Decision,
+        view: View,
+        deadline_ms: int,
+        bank_ms: int,
+        table_from: int = 0,
+    ) -> bytes:
+        """The bytes of one request (see :func:`request_bytes`)."""
+        encode = self._encode
+        if encode is None:
+            out = game_pb2.DecisionRequest()
+            request_to_wire(
+                request_id, self.match_id, self.variant, decision, view, deadline_ms, bank_ms, out, table_from
+            )
+            return out.SerializeToString()
+        seat = decision.seat
+        parts = [
+            (b"\x08" + (_VARINTS[request_id] if request_id < 16384 else _varint_long(request_id)))
+            if request_id
+            else b"",
+            self._key,
+            b"\x18" + varint(seat) if seat else b"",
+            _KIND_BYTES[decision.kind],
+        ]
+        options = decision.options
+        if options and isinstance(options[0], tuple):
+            for option in options:
+                if option:
+                    values = packed(option)  # type: ignore[arg-type]
+                    item = b"\x0a" + varint(len(values)) + values
+                    parts.append(b"\x32" + varint(len(item)) + item)
+                else:
+                    parts.append(_NO_TUPLE)
+        elif options:
+            values = packed(options)  # type: ignore[arg-type]
+            parts.append(b"\x2a" + varint(len(values)) + values)
+        times = _times.get((deadline_ms, bank_ms))
+        parts.append(times if times is not None else _times_bytes(deadline_ms, bank_ms))
+        if table_from and self._own:
+            body = encode(view, False)
+            parts.append(self._tag + varint(len(body)) + body)
+            parts.append(b"\x80\x01" + varint(table_from))
+        else:
+            body = encode(view)
+            parts.append(self._tag + varint(len(body)) + body)
+        return b"".join(parts)
 
 
 def request_bytes(
@@ -1108,55 +1189,11 @@ def request_bytes(
 ) -> bytes:
     """The bytes of the request :func:`request_to_wire` writes (its ``SerializeToString()``).
 
-    Written by hand from the game's compiled :attr:`Codec.view_bytes`: no message object, and the
-    table of a step encoded once for all its seats. A game without ``view_bytes`` gets its
-    request built as a message and serialized.
+    Written by hand from the game's compiled :attr:`Codec.view_bytes` (:class:`RequestWriter`):
+    no message object, and the table of a step encoded once for all its seats. A game without
+    ``view_bytes`` gets its request built as a message and serialized.
     """
-    game = codec(variant)
-    encode = game.view_bytes
-    if encode is None:
-        out = game_pb2.DecisionRequest()
-        request_to_wire(request_id, match_id, variant, decision, view, deadline_ms, bank_ms, out, table_from)
-        return out.SerializeToString()
-    own = bool(table_from) and game.view_to_wire_own is not None
-    key = _match_keys.get(match_id)
-    if key is None:
-        if len(_match_keys) >= 4096:
-            _match_keys.clear()
-        data = match_id.encode()
-        key = _match_keys[match_id] = b"\x12" + varint(len(data)) + data if data else b""
-    seat = decision.seat
-    parts = [
-        b"\x08" + varint(request_id) if request_id else b"",
-        key,
-        b"\x18" + varint(seat) if seat else b"",
-        _KIND_BYTES[decision.kind],
-    ]
-    options = decision.options
-    if options and isinstance(options[0], tuple):
-        for option in options:
-            if option:
-                values = packed(option)  # type: ignore[arg-type]
-                item = b"\x0a" + varint(len(values)) + values
-                parts.append(b"\x32" + varint(len(item)) + item)
-            else:
-                parts.append(_NO_TUPLE)
-    elif options:
-        values = packed(options)  # type: ignore[arg-type]
-        parts.append(b"\x2a" + varint(len(values)) + values)
-    times = _times.get((deadline_ms, bank_ms))
-    if times is None:
-        if len(_times) >= 4096:
-            _times.clear()
-        times = _times[(deadline_ms, bank_ms)] = (b"\x38" + varint(deadline_ms) if deadline_ms else b"") + (
-            b"\x40" + varint(bank_ms) if bank_ms else b""
-        )
-    parts.append(times)
-    body = encode(view, False) if own else encode(view)
-    parts.append(game.view_tag + varint(len(body)) + body)
-    if own:
-        parts.append(b"\x80\x01" + varint(table_from))
-    return b"".join(parts)
+    return RequestWriter(match_id, variant)(request_id, decision, view, deadline_ms, bank_ms, table_from)
 
 
 def decision_from_wire(message: game_pb2.DecisionRequest) -> Decision:

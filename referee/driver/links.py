@@ -329,14 +329,16 @@ class EntrantLink:
 
         With no connection to ask, ``step`` gets a :class:`Defaulted` at once.
         """
-        step.expect(seat)
-        if self.outbox is None:
+        step.missing.add(seat)  # step.expect(seat)
+        outbox = self.outbox
+        if outbox is None:
             step.deliver(seat, Defaulted("no connection"))
             return 0
-        request = Request(next(self._ids), match_id, seat, decision, view, deadline_ms, bank_ms, step)
-        self.pending[request.id] = request
-        self.outbox.push_request(request)
-        return request.id
+        request_id = next(self._ids)
+        request = Request(request_id, match_id, seat, decision, view, deadline_ms, bank_ms, step)
+        self.pending[request_id] = request
+        outbox.push_request(request)
+        return request_id
 
     def forget(self, request_id: int) -> None:
         """Drop a request that timed out; a late answer to it is ignored."""

@@ -22,6 +22,7 @@ from referee.rules.chance import seat_seed
 from referee.rules.core import CHANCE, Action, Decision, Event, Outcome, Variant
 from referee.rules.transcript import Playthrough, Transcript
 
+INF = float("inf")
 MAX_FAULT_STEPS = 64
 """Fault steps kept per seat in a transcript's ``meta.fault_steps``."""
 
@@ -125,7 +126,18 @@ class MatchDriver:
         """The current step's seats: seat → (request id, time asked, deadline, decision)."""
         self._actions: dict[int, Action] = {}
         self._timer: Deadline | asyncio.TimerHandle | None = None
+        """The match's one entry in the loop's deadline queue, kept across steps (see :meth:`_arm`)."""
+        self._timer_at = 0.0
+        """When :attr:`_timer` fires."""
+        self._due = INF
+        """The earliest deadline of the current step's seats that have not answered (INF: none)."""
         self._deadlines: Deadlines | None = None
+        self._view = variant.view
+        self._decision_s = self.time.decision_ms / 1000
+        self._event_links = list(dict.fromkeys(self.links))
+        """Each link once: a link holding several seats gets a step's events once."""
+        self._connected = False
+        """Every seat's bot has connected once: no step waits for a first connection any more."""
         names = tuple(link.entrant for link in links)
         config = variant.config_json()
         for seat, link in enumerate(self.links):
@@ -160,6 +172,7 @@ class MatchDriver:
                 break
             actions = await self._collect(pending)  # a bot may still connect: wait for it here
             self._publish(game.apply(actions))
+        self._halt()  # the deadline entry kept across steps is not needed any more
         outcome = game.outcome()
         assert outcome is not None
         for seat, link in enumerate(self.links):
@@ -194,6 +207,11 @@ class MatchDriver:
 
     def _awaits_connection(self, pending: tuple[Decision, ...]) -> bool:
         """Whether a seat to ask has a bot that has not connected yet and still may."""
+        if self._connected:
+            return False
+        if all(link.ever_connected for link in self.links):
+            self._connected = True
+            return False
         assert self._loop is not None
         for decision in pending:
             seat = decision.seat
@@ -218,11 +236,13 @@ class MatchDriver:
         asked: dict[int, tuple[int, float, float, Decision]] = {}
         step = Step(self._answered, loop)
         step.notify = None  # no playing on while the step is still being asked
+        now = loop.time()  # one time for every seat of the step: they are asked at once
+        links = self.links
         for decision in pending:
             if not self._defaulted_at_once(decision, actions):
                 # Not attached, it will not connect any more (_awaits_connection).
-                attached = self.links[decision.seat].outbox is not None
-                self._ask_seat(decision, attached, step, asked, actions, loop.time)
+                attached = links[decision.seat].outbox is not None
+                self._ask_seat(decision, attached, step, asked, actions, now)
         self._actions, self._asked, self._step = actions, asked, step
         if not asked:
             return True
@@ -234,12 +254,24 @@ class MatchDriver:
         return False
 
     def _arm(self) -> None:
-        """The step's deadline: the earliest of a seat that has not answered (in the loop's
-        deadline queue, :mod:`referee.driver.clock`, rather than a timer of its own)."""
+        """The step's deadline: the earliest of a seat that has not answered.
+
+        The match keeps one entry in the loop's deadline queue (:mod:`referee.driver.clock`)
+        across its steps rather than one per step: a step answered in time leaves it armed, and
+        when it fires before the current step's deadline (:meth:`_expired`) it is armed again at
+        that deadline. A step costs no timer, no queue entry and no cancellation.
+        """
         assert self._deadlines is not None and self._step is not None
         missing = self._step.missing
-        deadline = min(entry[2] for seat, entry in self._asked.items() if seat in missing)
-        self._timer = self._deadlines.at(deadline, self._expired)
+        due = min([entry[2] for seat, entry in self._asked.items() if seat in missing])
+        self._due = due
+        timer = self._timer
+        if timer is not None:
+            if self._timer_at <= due:
+                return  # fires first: it looks at the step then and arms again
+            timer.cancel()  # an earlier deadline (a seat's bank spent): armed anew
+        self._timer = self._deadlines.at(due, self._expired)
+        self._timer_at = due
 
     def _defaulted_at_once(self, decision: Decision, actions: dict[int, Action]) -> bool:
         """A forfeited or absent seat gets its default action without being asked."""
@@ -259,7 +291,7 @@ class MatchDriver:
         step: Step,
         asked: dict[int, tuple[int, float, float, Decision]],
         actions: dict[int, Action],
-        clock: Callable[[], float],
+        now: float,
     ) -> None:
         """Send a seat its request in ``step`` (recorded in ``asked``), or, when its bot is not
         attached (and will not be), give it its default action (and a fault if it never came)."""
@@ -275,12 +307,11 @@ class MatchDriver:
             actions[seat] = self._default(decision, None)
             return
         bank = stats.bank_seconds
-        view = self.variant.view(self.game.state, seat)
+        view = self._view(self.game.state, seat)
         request_id = link.ask(
             step, self.match_id, seat, decision, view, self.time.decision_ms, int(bank * 1000)
         )
-        start = clock()
-        asked[seat] = (request_id, start, start + self.time.decision_ms / 1000 + bank, decision)
+        asked[seat] = (request_id, now, now + self._decision_s + bank, decision)
 
     def _sweep(self, now: float) -> bool:
         """Settle the answered seats and time out the expired ones; ``True`` when none is left."""
@@ -296,10 +327,17 @@ class MatchDriver:
     ) -> bool:
         """Of the seats ``asked`` in ``step``: settle the answered ones into ``actions`` and time
         out the expired ones (their default action); ``True`` when none is left."""
+        results = step.results
+        if not step.missing and len(results) == len(asked):  # every seat answered: none expired
+            for seat, (request_id, start, _, decision) in asked.items():
+                value, answered = results[seat]
+                actions[seat] = self._settle(seat, request_id, decision, value, answered - start)
+            asked.clear()
+            return True
         for seat, (request_id, start, deadline, decision) in list(asked.items()):
-            if seat in step.results:
+            if seat in results:
                 del asked[seat]
-                value, answered = step.results[seat]
+                value, answered = results[seat]
                 actions[seat] = self._settle(seat, request_id, decision, value, answered - start)
             elif now >= deadline:
                 del asked[seat]
@@ -317,15 +355,26 @@ class MatchDriver:
         return not asked
 
     def _answered(self) -> None:
-        """Every seat of the step answered (called by the step, from the reader's delivery)."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        """Every seat of the step answered (called by the step, from the reader's delivery).
+
+        The deadline entry stays armed for the next steps (:meth:`_arm`)."""
+        self._due = INF
         self._go_on()
 
     def _expired(self) -> None:
-        """The step's earliest deadline passed (called by its timer)."""
+        """The match's deadline entry fired: the current step's earliest deadline passed, or the
+        entry was armed for an earlier step and is armed again at this step's deadline."""
         self._timer = None
+        due = self._due
+        if due == INF:
+            return  # no step waits: the next one arms it
+        if due > self._timer_at:
+            assert self._deadlines is not None
+            wakeup = self._wakeup
+            if wakeup is not None and not wakeup.done():
+                self._timer = self._deadlines.at(due, self._expired)
+                self._timer_at = due
+            return
         self._go_on()
 
     def _go_on(self) -> None:
@@ -339,6 +388,7 @@ class MatchDriver:
             if not self._sweep(self._loop.time()):
                 self._arm()
                 return
+            self._due = INF
             self._publish(self.game.apply(self._actions))
             pending = self._play_on()
         except BaseException as exc:  # a referee bug ends this match only, in run()
@@ -364,7 +414,7 @@ class MatchDriver:
         for listener in self.listeners:
             listener(step, events)
         if self.policy.send_events:
-            for link in dict.fromkeys(self.links):
+            for link in self._event_links:
                 link.publish(self.match_id, step, events)
 
     async def _collect(self, pending: tuple[Decision, ...]) -> dict[int, Action]:
@@ -378,7 +428,7 @@ class MatchDriver:
             if not self._defaulted_at_once(decision, actions):
                 link = self.links[decision.seat]
                 attached = link.outbox is not None or await link.wait_attached()
-                self._ask_seat(decision, attached, step, asked, actions, loop.time)
+                self._ask_seat(decision, attached, step, asked, actions, loop.time())
         while asked:
             waiting = [asked[seat][2] for seat in step.missing if seat in asked]
             if waiting:
@@ -395,7 +445,7 @@ class MatchDriver:
     ) -> Action:
         stats = self.seats[seat]
         stats.think_seconds += took
-        over = took - self.time.decision_ms / 1000
+        over = took - self._decision_s
         if over > 0:
             stats.bank_seconds = max(0.0, stats.bank_seconds - over)
         if isinstance(value, Defaulted):

@@ -49,6 +49,8 @@ class Connection:
         self.requests_sent = 0
         self.variants: dict[str, str] = {}
         """match id → variant name, learned from the game starts."""
+        self._writers: dict[str, wire.RequestWriter] = {}
+        """match id → the writer of its requests (its codec and encoded id looked up once)."""
 
     def _touch(self) -> None:
         if not self._dirty and not self._closed:
@@ -81,6 +83,8 @@ class Connection:
 
     def push_start(self, info: GameInfo) -> None:
         self.variants[info.match_id] = info.variant
+        if info.match_id not in self._writers:
+            self._writers[info.match_id] = wire.RequestWriter(info.match_id, info.variant)
         start = referee_pb2.GameStart()
         wire.start_to_wire(
             info.match_id, info.seat, info.variant, info.config, info.seat_seed, info.seat_names, start
@@ -96,20 +100,16 @@ class Connection:
                 table_from = first[1]
             else:
                 self._tables[request.match_id] = (request.step, request.id)
-        self._requests.append(
-            wire.request_bytes(
-                request.id,
-                request.match_id,
-                self.variants[request.match_id],
-                request.decision,
-                request.view,
-                request.deadline_ms,
-                request.bank_ms,
-                table_from,
+        write = self._writers.get(request.match_id)
+        if write is None:  # a request of a match whose start this connection was not told
+            write = self._writers[request.match_id] = wire.RequestWriter(
+                request.match_id, self.variants[request.match_id]
             )
-        )
+        r = request
+        self._requests.append(write(r.id, r.decision, r.view, r.deadline_ms, r.bank_ms, table_from))
         self.requests_sent += 1
-        self._touch()
+        if not self._dirty:
+            self._touch()
 
     def push_events(self, match_id: str, step: int, events: Sequence[Event]) -> None:
         if not self.events:
@@ -120,6 +120,7 @@ class Connection:
     def push_over(self, match_id: str, seat: int, outcome: Outcome) -> None:
         # Nothing of the match follows its over: a standing connection must not keep every id.
         self.variants.pop(match_id, None)
+        self._writers.pop(match_id, None)
         over = referee_pb2.GameOver()
         wire.over_to_wire(match_id, seat, outcome, over)
         self._overs.append(over.SerializeToString())

@@ -434,16 +434,21 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                     )
                 kind = message.WhichOneof("kind")
                 if kind == "decisions":
+                    answer = link.answer
                     for reply in message.decisions.replies:
                         if reply.error:
                             link.reject(reply.id, FaultKind.EXCEPTION, bounded(reply.error))
                             continue
+                        given = reply.action
+                        if given.WhichOneof("value") == "number":  # the common case, read here
+                            answer(reply.id, given.number)
+                            continue
                         try:
-                            action = wire.action_from_wire(reply.action)
+                            action = wire.action_from_wire(given)
                         except wire.WireError as exc:
                             link.reject(reply.id, FaultKind.ILLEGAL, str(exc))
                             continue
-                        link.answer(reply.id, action)
+                        answer(reply.id, action)
                 elif kind == "goodbye":
                     verdict = self._drop(
                         link,
