@@ -149,8 +149,14 @@ def register(bots: Any) -> None:
     server_options(p)
     json_flag(p)
     p.set_defaults(func=_command(cmd_status))
-    p = bots.add_parser("logs", help="a submission's validation (faults, stderr tail) or a version's faults")
-    p.add_argument("version", help="a submission's number (bot status lists them) or NAME@N")
+    p = bots.add_parser(
+        "logs", help="a submission's validation (faults, stderr tail), a version's faults or a match of yours"
+    )
+    p.add_argument(
+        "version",
+        help="a submission's number (bot status lists them), NAME@N, or match:ID (a league match one of"
+        " your versions played: its seats, scores and faults; --json: its whole transcript)",
+    )
     server_options(p)
     json_flag(p)
     p.set_defaults(func=_command(cmd_logs))
@@ -296,6 +302,8 @@ def cmd_status(args: argparse.Namespace, client: Client) -> int:
 
 
 def cmd_logs(args: argparse.Namespace, client: Client) -> int:
+    if args.version.startswith("match:"):
+        return _match_logs(args, client, args.version.removeprefix("match:"))
     if "@" in args.version:
         faults = client.get(f"/v1/versions/{urllib.parse.quote(args.version)}/faults")
         if args.json:
@@ -329,6 +337,32 @@ def cmd_logs(args: argparse.Namespace, client: Client) -> int:
     if stderr.strip():
         print("its stderr ends:")
         print("\n".join("  " + line for line in stderr.splitlines()[-20:]))
+    return 0
+
+
+def _match_logs(args: argparse.Namespace, client: Client, match: str) -> int:
+    """A league match one of the account's versions played: each seat's score, rank and faults
+    (the transcript's), or with ``--json`` the whole transcript (``sixnimmt view`` replays it)."""
+    if not match.isdigit():
+        raise ApiError(f"match:{match!r}: a match's number (bot logs NAME@N lists those with faults)")
+    text = client.get(f"/v1/matches/{match}/transcript")
+    try:
+        transcript = json.loads(text) if isinstance(text, str) else text
+    except ValueError:
+        raise ApiError(f"match {match}: the server's transcript is not JSON") from None
+    if args.json:
+        print(json.dumps(transcript))
+        return 0
+    meta, outcome = transcript.get("meta") or {}, transcript.get("outcome") or {}
+    seats = meta.get("seats") or []
+    print(f"match {match}: {transcript.get('variant', '?')}, {len(seats)} seats")
+    for i, seat in enumerate(seats):
+        scores, ranks = outcome.get("scores") or [], outcome.get("ranks") or []
+        faults = (meta.get("faults") or [])[i] if i < len(meta.get("faults") or []) else {}
+        shown = ", ".join(f"{kind} ×{count}" for kind, count in (faults or {}).items()) or "no faults"
+        score = scores[i] if i < len(scores) else "?"
+        rank = ranks[i] if i < len(ranks) else "?"
+        print(tables.printable(f"  seat {i} {seat}: score {score}, rank {rank}, {shown}"))
     return 0
 
 
