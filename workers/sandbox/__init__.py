@@ -94,7 +94,8 @@ MISSING_TOOL = (
     "(Debian: apt-get install bubblewrap util-linux); it never runs a bot unconfined"
 )
 
-_PROJECT = Path(__file__).resolve().parents[1]
+_PROJECT = Path(__file__).resolve().parents[2]
+"""The directory that holds the project's packages (workers/sandbox/__init__.py is two below it)."""
 
 
 class SandboxError(RuntimeError):
@@ -892,6 +893,12 @@ def _needed_paths() -> list[str]:
 
     games = {point.module.partition(".")[0] for point in metadata.entry_points(group="sixnimmt.games")}
     for package in (*PROJECT_PACKAGES, *sorted(games)):
+        own = _PROJECT / package
+        if (own / "__init__.py").is_file():
+            # The project's own package, not what find_spec names: under pytest (pythonpath = tests) with
+            # an editable install's finder, tests/referee is a namespace package that stands before it.
+            paths.add(os.path.realpath(own))
+            continue
         spec = import_util.find_spec(package)
         for location in (spec.submodule_search_locations or []) if spec else []:
             paths.add(os.path.realpath(location))
