@@ -1316,6 +1316,64 @@ def start_to_wire(
     out.seat_names.extend(seat_names)
 
 
+_last_start: tuple[str, str, Any, Sequence[str], bytes, bytes, bytes] | None = None
+"""The shared parts of the last match's game start (its seats start one after another):
+(match id, variant, config, names, their encoded fields 1, 3–4 and 6)."""
+
+
+def start_bytes(
+    match_id: str,
+    seat: int,
+    variant: str,
+    config: dict[str, Any],
+    seat_seed: int,
+    seat_names: Sequence[str],
+) -> bytes:
+    """The bytes of the ``GameStart`` :func:`start_to_wire` writes (its ``SerializeToString()``);
+    the parts every seat of a match shares are encoded once."""
+    global _last_start
+    last = _last_start  # once: a referee on another thread may replace it meanwhile
+    if (
+        last is None
+        or last[0] != match_id
+        or last[1] != variant
+        or last[2] is not config
+        or last[3] != seat_names
+    ):
+        data = json.dumps(config, sort_keys=True)
+        last = _last_start = (
+            match_id,
+            variant,
+            config,
+            tuple(seat_names),
+            _string(b"\x0a", match_id) if match_id else b"",
+            (_string(b"\x1a", variant) if variant else b"") + (_string(b"\x22", data) if data else b""),
+            b"".join([_string(b"\x32", name) for name in seat_names]),
+        )
+    return b"".join(
+        (
+            last[4],
+            b"\x10" + varint(seat) if seat else b"",
+            last[5],
+            b"\x28" + varint(seat_seed) if seat_seed else b"",
+            last[6],
+        )
+    )
+
+
+def over_bytes(match_id: str, seat: int, outcome: Outcome) -> bytes:
+    """The bytes of the ``GameOver`` :func:`over_to_wire` writes (its ``SerializeToString()``)."""
+    parts = [_string(b"\x0a", match_id) if match_id else b"", b"\x10" + varint(seat) if seat else b""]
+    for key, values in ((b"\x1a", outcome.scores), (b"\x22", outcome.ranks)):
+        if values:
+            data = b"".join([varint(value) for value in values])
+            parts.append(key + varint(len(data)) + data)
+    termination = outcome.termination.value
+    if termination:
+        parts.append(_string(b"\x2a", termination))
+    return b"".join(parts)
+
+
 def over_to_wire(match_id: str, seat: int, outcome: Outcome, out: referee_pb2.GameOver) -> None:
     """Write a game over into ``out``."""
     out.match_id = match_id

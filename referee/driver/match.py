@@ -80,6 +80,23 @@ class MatchObserver:
         """A seat was charged a fault of ``kind``."""
 
 
+_configs: dict[Any, dict[str, Any]] = {}
+
+
+def _config_json(variant: Variant[Any, Any]) -> dict[str, Any]:
+    """The variant's config as JSON, one object for every match of the same config (the game
+    starts then encode it once, not once per match); read-only."""
+    try:
+        found = _configs.get(variant.config)
+    except TypeError:  # a config that does not hash
+        return variant.config_json()
+    if found is None:
+        if len(_configs) >= 256:
+            _configs.clear()
+        found = _configs[variant.config] = variant.config_json()
+    return found
+
+
 class MatchDriver:
     """Plays one match between linked bots."""
 
@@ -139,7 +156,7 @@ class MatchDriver:
         self._connected = False
         """Every seat's bot has connected once: no step waits for a first connection any more."""
         names = tuple(link.entrant for link in links)
-        config = variant.config_json()
+        config = _config_json(variant)
         for seat, link in enumerate(self.links):
             info = GameInfo(match_id, seat, variant.name, config, seat_seed(seed, seat, seat_key), names)
             link.register(info, self.seats[seat])

@@ -85,11 +85,11 @@ class Connection:
         self.variants[info.match_id] = info.variant
         if info.match_id not in self._writers:
             self._writers[info.match_id] = wire.RequestWriter(info.match_id, info.variant)
-        start = referee_pb2.GameStart()
-        wire.start_to_wire(
-            info.match_id, info.seat, info.variant, info.config, info.seat_seed, info.seat_names, start
+        self._starts.append(
+            wire.start_bytes(
+                info.match_id, info.seat, info.variant, info.config, info.seat_seed, info.seat_names
+            )
         )
-        self._starts.append(start.SerializeToString())
         self._touch()
 
     def push_request(self, request: Request) -> None:
@@ -121,9 +121,7 @@ class Connection:
         # Nothing of the match follows its over: a standing connection must not keep every id.
         self.variants.pop(match_id, None)
         self._writers.pop(match_id, None)
-        over = referee_pb2.GameOver()
-        wire.over_to_wire(match_id, seat, outcome, over)
-        self._overs.append(over.SerializeToString())
+        self._overs.append(wire.over_bytes(match_id, seat, outcome))
         self._touch()
 
     def push_fault(self, notice: FaultNotice) -> None:

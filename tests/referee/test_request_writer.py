@@ -1,6 +1,7 @@
 """A connection writes a match's requests with one ``wire.RequestWriter`` (the codec and the
-match's encoded id looked up once): the bytes protobuf writes, for request ids of every encoded
-size (the referee's ids count up across every match it plays)."""
+match's encoded id looked up once), and its game starts and overs by hand (``wire.start_bytes``,
+``over_bytes``): the bytes protobuf writes, for request ids of every encoded size (the referee's
+ids count up across every match it plays), seat seeds up to 2**64 - 1 and negative scores."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from typing import Any
 import pytest
 
 from referee import wire
-from referee.rules import CHANCE, Decision, DecisionKind, SeededChance
+from referee.rules import CHANCE, Decision, DecisionKind, Outcome, SeededChance, Termination
 from referee.rules.core import Variant
 from referee.rules.registry import make_variant
-from sixnimmt.v1 import game_pb2
+from sixnimmt.v1 import game_pb2, referee_pb2
 
 
 @pytest.mark.parametrize(
@@ -60,3 +61,31 @@ def _dealt() -> tuple[Variant[Any, Any], Any]:
     while variant.pending(state)[0].seat == CHANCE:
         state, _ = variant.apply(state, {CHANCE: variant.sample_chance(state, chance)})
     return variant, state
+
+
+@pytest.mark.parametrize(
+    ("seat", "seed", "names"),
+    [(0, 0, ("a", "b")), (3, 2**64 - 1, ("ä", "", "bot-3", "x")), (1, 12345, ())],
+)
+def test_game_starts_as_bytes_are_protobufs(seat: int, seed: int, names: tuple[str, ...]) -> None:
+    config = {"players": 4, "hands": 1, "target": None}
+    for match_id in ("m-1", "m-2", ""):
+        for variant in ("classic", ""):
+            out = referee_pb2.GameStart()
+            wire.start_to_wire(match_id, seat, variant, config, seed, names, out)
+            assert wire.start_bytes(match_id, seat, variant, config, seed, names) == out.SerializeToString()
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        Outcome((66, -3, 0), (1, 3, 2), Termination.TARGET_REACHED),
+        Outcome((), (), Termination.HANDS_PLAYED),
+        Outcome((2**31 - 1,), (1,), Termination.FORFEIT),
+    ],
+)
+def test_game_overs_as_bytes_are_protobufs(outcome: Outcome) -> None:
+    for match_id, seat in (("m", 0), ("match-9", 5)):
+        out = referee_pb2.GameOver()
+        wire.over_to_wire(match_id, seat, outcome, out)
+        assert wire.over_bytes(match_id, seat, outcome) == out.SerializeToString()
