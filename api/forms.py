@@ -175,8 +175,8 @@ def _from_zip(content: bytes, *, limit: int, limits: SubmissionLimits) -> list[t
         if len(entries) > limits.max_files:
             raise SubmissionError(f"the archive holds more than {limits.max_files} files")
         for entry in entries:
-            mode = entry.external_attr >> 16
-            if mode and not stat.S_ISREG(mode):
+            kind = stat.S_IFMT(entry.external_attr >> 16)  # 0: no Unix type recorded, a file
+            if kind and kind != stat.S_IFREG:
                 raise SubmissionError(f"unsafe entry {entry.filename[:80]!r}: not a regular file")
         files, total = [], 0
         for entry in entries:
