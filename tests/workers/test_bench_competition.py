@@ -61,3 +61,16 @@ def test_the_bench_runs_in_quick_mode_and_yields_its_names(
     # The first round alone is the Steiner system's 14 deals of 4 games.
     assert values["competition.final.games"] >= 56
     assert list((tmp_path / "sixnimmt-bench-competition").glob("pool-*.npz"))
+
+
+@pytest.mark.slow
+def test_the_adaptive_rule_keeps_its_confidence_on_the_top_of_a_field() -> None:
+    """The calibration's premise on the model ladder: seeded finals at C = 0.95 (their outcome is a
+    function of the seeds) end in the exact order at least C of the time, on fewer games on average
+    than a fixed round-robin needs for 95%."""
+    bench = load("bench_competition")
+    data = bench.model_pool(1000)
+    fixed = bench.games_at(bench.fixed_curve(data, 300, seed=5, until=0.95), 0.95)
+    outcomes = bench.rank.run_adaptive(data, 0.95, 600, 60, seed=5)
+    assert sum(o.exact for o in outcomes) >= 0.95 * len(outcomes)
+    assert np.mean([o.games for o in outcomes]) < 0.8 * fixed
