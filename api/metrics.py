@@ -6,7 +6,7 @@
 - ``sixnimmt_api_submissions_total{outcome}``: uploads by what became of them (accepted: stored
   pending and queued for validation; refused: past a limit or not a bot, 413/409/422; limited:
   the daily quota or the rate, 429; unauthorized: no live key; failed: the server's 5xx);
-- ``sixnimmt_validations_total{result}`` and ``sixnimmt_validation_duration_seconds``
+- ``sixnimmt_validations_total{outcome}`` and ``sixnimmt_validation_duration_seconds``
   (:mod:`workers.queue.validating`): the validations this process ran on its threads; with a
   broker the workers run them, and their ``/metrics`` has them;
 - ``sixnimmt_api_pending_validations``: submissions pending their validation, read from the store

@@ -94,8 +94,8 @@ def test_metrics_count_requests_by_route_uploads_and_validations(tmp_path: Path)
         assert grew('sixnimmt_api_requests_total{method="GET",route="/v1/me",status="401"}') == 1
         assert grew('sixnimmt_api_submissions_total{outcome="accepted"}') == 1
         assert grew('sixnimmt_api_submissions_total{outcome="refused"}') == 1
-        assert grew('sixnimmt_validations_total{result="valid"}') == 1
-        assert grew('sixnimmt_validation_duration_seconds_count{result="valid"}') == 1
+        assert grew('sixnimmt_validations_total{outcome="valid"}') == 1
+        assert grew('sixnimmt_validation_duration_seconds_count{outcome="valid"}') == 1
         assert after["sixnimmt_api_pending_validations"] == 0
         assert any(re.match(r"sixnimmt_api_request_duration_seconds_bucket\{", name) for name in after)
 

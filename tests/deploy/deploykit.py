@@ -33,7 +33,7 @@ kubernetes-validate ships (1.37 with kubernetes-validate 1.37.0)."""
 CRD_KINDS = {"ServiceMonitor": "monitoring.coreos.com/v1"}
 """Custom resources: kubernetes-validate has no schema for them; test_deploy_manifests checks them."""
 IMAGE = "sixnimmt-arena"
-COMPONENTS = ("referee", "worker", "dashboard", "migrate")
+COMPONENTS = ("referee", "worker", "dashboard", "api", "migrate")
 APP_UID = 10001
 SECRET = "sixnimmt-secrets"
 NON_SETTINGS_ENV = {"PGSSLMODE"}
@@ -114,7 +114,7 @@ def load_all(path: Path) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Workload:
-    """One of our pod templates (referee, worker, dashboard, migrate) in a rendered kustomization."""
+    """One of our pod templates (referee, worker, dashboard, api, migrate) in a rendered kustomization."""
 
     component: str
     owner: dict[str, Any]

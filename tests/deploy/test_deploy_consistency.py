@@ -35,6 +35,7 @@ EXPECTED_COMMAND = {
     "referee": ("referee.server.cli", "_serve"),
     "worker": ("workers.cli", "cmd_worker"),
     "dashboard": ("dashboard.cli", "cmd_dashboard"),
+    "api": ("api.cli", "cmd_serve"),
     "migrate": ("workers.cli", "cmd_migrate"),
 }
 
@@ -110,7 +111,7 @@ def test_the_referee_listens_on_every_interface_with_an_admin_token(render: str)
     assert _is_set(env.get("SIXNIMMT_ADMIN_TOKEN")), "else admin calls need a token only its log shows"
 
 
-@pytest.mark.parametrize("component", ["worker", "dashboard", "migrate"])
+@pytest.mark.parametrize("component", ["worker", "dashboard", "api", "migrate"])
 def test_store_users_get_a_postgresql_url(render: str, component: str) -> None:
     _, settings, env = _settings(render, component)
     value = env.get("SIXNIMMT_DATABASE_URL")
@@ -477,6 +478,7 @@ def test_the_servicemonitor_scrapes_every_metrics_port_under_the_dashboards_job_
         "sixnimmt-referee",
         "sixnimmt-worker",
         "sixnimmt-dashboard",
+        "sixnimmt-api",
     }
     endpoint_ports = {e["port"] for e in spec["endpoints"]}
     assert all(e["path"] == "/metrics" for e in spec["endpoints"])

@@ -97,7 +97,9 @@ def assert_bounded(scraped: Scrape, forbidden: list[str]) -> None:
         "variant": {v.name for v in VARIANTS} | {""},
         "kind": {k.value for k in FaultKind},
         "termination": {t.value for t in Termination} | {"aborted"},
-        "outcome": {"stored", "raced", "skipped", "failed", "lost", "succeeded", "retried", "ok"},
+        # blocks, tasks, reconciliation passes, and validations of uploaded bots (valid, invalid, failed)
+        "outcome": {"stored", "raced", "skipped", "failed", "lost", "succeeded", "retried", "ok"}
+        | {"valid", "invalid"},
     }
     for sample in scraped.ours():
         names = set(sample.labels) - {"le"}

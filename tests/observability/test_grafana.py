@@ -25,7 +25,13 @@ from prometheus_client.metrics import MetricWrapperBase
 DASHBOARDS = sorted(
     (Path(__file__).resolve().parents[2] / "deploy" / "grafana" / "dashboards").glob("*.json")
 )
-METRIC_MODULES = ["referee.server.metrics", "workers.metrics", "dashboard.metrics"]
+METRIC_MODULES = [
+    "referee.server.metrics",
+    "workers.metrics",
+    "dashboard.metrics",
+    "api.metrics",
+    "workers.queue.validating",
+]
 PROMETHEUS_BUILTINS = {"up"}
 """Series Prometheus itself records for every scrape target."""
 GRAFANA_VARIABLES = {
@@ -120,6 +126,7 @@ def test_there_are_dashboards_for_throughput_latency_faults_and_workers() -> Non
         "Latency percentiles",
         "Faults",
         "Worker health",
+        "Platform API",
     }
     uids = [json.loads(path.read_text())["uid"] for path in DASHBOARDS]
     assert len(set(uids)) == len(uids)

@@ -3,7 +3,7 @@ metrics, the archive kept for it and the queue's length; no Celery here (the API
 
 The Celery task that runs it on the league's workers is :mod:`workers.queue.validations`; the API's
 own threads run :func:`run` without a broker (:mod:`api.validation`). Metrics (in the worker's
-``/metrics``, and in the API's for its own threads): validations by result (valid; invalid: the bot
+``/metrics``, and in the API's for its own threads): validations by outcome (valid; invalid: the bot
 failed its check; failed: the check could not run) and their duration.
 """
 
@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import sqlalchemy as sa
 from prometheus_client import Counter, Histogram
-from sqlalchemy import Engine, and_, func, select, update
+from sqlalchemy import Engine, and_, select, update
 
 from workers.bots.submit import validate
 from workers.store import repo
@@ -35,22 +36,22 @@ GAVE_UP = (
     "the check could not run ({tries} tries; the platform's failure, not the bot's): {error}; submit it again"
 )
 NO_ARCHIVE = "its archive is gone (its validation was interrupted): submit it again"
-RESULTS = ("valid", "invalid", "failed")
+OUTCOMES = ("valid", "invalid", "failed")
 
 VALIDATIONS = Counter(
     "sixnimmt_validations_total",
-    "Validations of uploaded bots ended, by result (valid; invalid: the bot failed its check;"
+    "Validations of uploaded bots ended, by outcome (valid; invalid: the bot failed its check;"
     " failed: the check could not run).",
-    ["result"],
+    ["outcome"],
 )
 VALIDATION_SECONDS = Histogram(
     "sixnimmt_validation_duration_seconds",
-    "Time from a validation's start to its end (the check games and storing the version), by result.",
-    ["result"],
+    "Time from a validation's start to its end (the check games and storing the version), by outcome.",
+    ["outcome"],
     buckets=(1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600),
 )
-for _result in RESULTS:  # every series exists from the start, at 0
-    VALIDATIONS.labels(_result)
+for _outcome in OUTCOMES:  # every series exists from the start, at 0
+    VALIDATIONS.labels(_outcome)
 
 
 def run(
@@ -106,7 +107,7 @@ def pending(store: Engine) -> int:
     """Submissions waiting for their validation (the API's gauge of the validation queue)."""
     with store.connect() as conn:
         count = conn.execute(
-            select(func.count()).select_from(submissions).where(submissions.c.status == PENDING)
+            select(sa.func.count()).select_from(submissions).where(submissions.c.status == PENDING)
         ).scalar_one()
     return int(count)
 
