@@ -310,6 +310,8 @@ competitions = Table(
     Column("final_top", Integer, nullable=False),
     Column("final_until_confident", Float, nullable=False),
     Column("final_max_deals", Integer, nullable=False),
+    # The season ladder's settings (workers.planning.ladder.LadderRule as JSON); NULL: its defaults.
+    Column("season_rule", JSON),
     # season, final or finished.
     Column("state", String(10), nullable=False, server_default="season"),
     Column("season_league_id", ForeignKey("leagues.id")),

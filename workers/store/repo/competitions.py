@@ -51,6 +51,7 @@ class Competition:
     final_top: int
     final_until_confident: float
     final_max_deals: int
+    season_rule: dict[str, Any] | None
     state: str
     season_league_id: int | None
     final_league_id: int | None
@@ -75,6 +76,8 @@ class Competition:
             "final_top": self.final_top,
             "final_until_confident": self.final_until_confident,
             "final_max_deals": self.final_max_deals,
+            "placement": (self.season_rule or {}).get("placement"),
+            "round_deals": (self.season_rule or {}).get("round_deals"),
             "state": self.state,
             "created_at": self.created_at.isoformat() if self.created_at else None,
             "closed_at": self.closed_at.isoformat() if self.closed_at else None,
@@ -94,6 +97,7 @@ def _competition(row: Any) -> Competition:
         int(row.final_top),
         float(row.final_until_confident),
         int(row.final_max_deals),
+        row.season_rule,
         row.state,
         row.season_league_id,
         row.final_league_id,
@@ -115,6 +119,7 @@ def create_competition(
     final_top: int,
     final_until_confident: float,
     final_max_deals: int,
+    season_rule: dict[str, Any] | None = None,
 ) -> Competition:
     """Store a new competition in its season (:class:`ConflictError` for a name that is taken)."""
     try:
@@ -131,6 +136,7 @@ def create_competition(
                     final_top=final_top,
                     final_until_confident=final_until_confident,
                     final_max_deals=final_max_deals,
+                    season_rule=season_rule,
                     state=SEASON,
                 )
             )
@@ -303,12 +309,12 @@ def enter(engine: Engine, competition_id: int, account_id: int) -> bool:
     return True
 
 
-def entrant_versions(engine: Engine, found: Competition) -> list[BotVersion]:
-    """The versions that play its season now: the entered accounts' active versions of its variant
-    that are not retired, in id order."""
+def entrant_versions(engine: Engine, found: Competition) -> list[tuple[BotVersion, int]]:
+    """The versions that may play its season now, each with its account's id: the entered accounts'
+    active versions of its variant that are not retired, first activated first."""
     with engine.connect() as conn:
         rows = conn.execute(
-            select(bot_versions, bots.c.name)
+            select(bot_versions, bots.c.name, active_versions.c.account_id)
             .join(bots, bots.c.id == bot_versions.c.bot_id)
             .join(active_versions, active_versions.c.bot_version_id == bot_versions.c.id)
             .join(
@@ -317,9 +323,9 @@ def entrant_versions(engine: Engine, found: Competition) -> list[BotVersion]:
                 & (entries_table.c.competition_id == found.id),
             )
             .where(bot_versions.c.variant == found.variant, bot_versions.c.retired_at.is_(None))
-            .order_by(bot_versions.c.id)
+            .order_by(active_versions.c.created_at, bot_versions.c.id)
         ).all()
-    return [_version(r, r.name) for r in rows]
+    return [(_version(r, r.name), int(r.account_id)) for r in rows]
 
 
 def active_count(engine: Engine, account_id: int, variant: str) -> int:

@@ -41,6 +41,7 @@ def upgrade() -> None:
         sa.Column("final_top", sa.Integer(), nullable=False),
         sa.Column("final_until_confident", sa.Float(), nullable=False),
         sa.Column("final_max_deals", sa.Integer(), nullable=False),
+        sa.Column("season_rule", sa.JSON(), nullable=True),
         sa.Column("state", sa.String(10), nullable=False, server_default="season"),
         sa.Column("season_league_id", sa.Integer(), nullable=True),
         sa.Column("final_league_id", sa.Integer(), nullable=True),
