@@ -33,7 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from dashboard import data, hosted, pages, sprtview
+from dashboard import competitions, data, hosted, pages, sprtview
 from dashboard.access import (
     ANONYMOUS,
     SESSION_COOKIE,
@@ -292,7 +292,16 @@ def create_app(
         league_id = _int_arg(request, "league", None, 1, 2**31 - 1)
         return data.live(db(), league_id, viewer_of(request)) | {"title": "Live", "_poll_ms": LIVE_POLL_MS}
 
+    def competitions_view(request: Request) -> dict[str, Any]:
+        return competitions.competitions(db()) | {"title": "Competitions"}
+
+    def competition_view(request: Request) -> dict[str, Any]:
+        shown = competitions.competition(db(), request.path_params["name"])
+        return shown | {"title": shown["competition"]["name"]}
+
     league_list_page, league_list_api = both("leagues.html", leagues_view)
+    competition_list_page, competition_list_api = both("competitions.html", competitions_view)
+    competition_page, competition_api = both("competition.html", competition_view)
     league_page, league_api = both("league.html", league_view)
     league_matches_page, league_matches_api = both("matches.html", league_matches_view)
     bot_list_page, bot_list_api = both("bots.html", bots_view)
@@ -612,6 +621,8 @@ def create_app(
         Route("/", league_list_page, name="leagues"),
         Route("/leagues/{league_id:int}", league_page),
         Route("/leagues/{league_id:int}/matches", league_matches_page),
+        Route("/competitions", competition_list_page),
+        Route("/competitions/{name:path}", competition_page),
         Route("/bots", bot_list_page),
         Route("/bots/{bot_id:int}", bot_page),
         Route("/bots/{bot_id:int}/matches", bot_matches_page),
@@ -624,6 +635,8 @@ def create_app(
         Route("/api/leagues", league_list_api),
         Route("/api/leagues/{league_id:int}", league_api),
         Route("/api/leagues/{league_id:int}/matches", league_matches_api),
+        Route("/api/competitions", competition_list_api),
+        Route("/api/competitions/{name:path}", competition_api),
         Route("/api/bots", bot_list_api),
         Route("/api/bots/{bot_id:int}", bot_api),
         Route("/api/bots/{bot_id:int}/matches", bot_matches_api),
