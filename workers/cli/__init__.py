@@ -38,7 +38,7 @@ def register(sub: Any) -> None:
     """
     missing = next((name for name in LIBRARIES if find_spec(name) is None), None)
     if missing:
-        for name in ("league", "worker", "account"):
+        for name in ("league", "worker", "account", "competition"):
             sdk_cli.stand_in(sub, name, missing)
         for name in ("submit", "list", "test", "account", "key"):
             sdk_cli.stand_in(sdk_cli.BOT_COMMANDS, name, missing)
@@ -185,11 +185,13 @@ def register(sub: Any) -> None:
     # Server extra (numpy, SQLAlchemy): only once it is found, as formats_cli above.
     from workers.cli import accounts as accounts_cli
     from workers.cli import bottest, manage
+    from workers.cli import competitions as competitions_cli
 
     bottest.register(bots, _guard)
     accounts_cli.register(bots, _guard)
     accounts_cli.register_accounts(sub, _guard)
     manage.register(group, bots, _guard)
+    competitions_cli.register(sub, _guard)
 
 
 class _Store:
