@@ -24,7 +24,7 @@ from api.limits import make_buckets
 from api.metrics import instrument
 from api.validation import Validator, make_validator
 from referee.settings import Settings
-from workers.bots import accounts
+from workers.bots import accounts, competitions
 from workers.bots.artifacts import SubmissionError, SubmissionLimits
 from workers.bots.submit import check_submitted_name, checked_archive
 from workers.store import repo
@@ -246,7 +246,13 @@ def create_app(
         name: Annotated[str, Query(max_length=1000, description="the bot's name; each upload adds NAME@N")],
         variant: Annotated[str, Query(max_length=40)] = "classic",
         entry: Annotated[str | None, Query(max_length=300, description="e.g. main.py:MyBot")] = None,
+        competition: Annotated[
+            str | None, Query(max_length=100, description="made for this competition: enters it, its quota")
+        ] = None,
     ) -> dict[str, Any]:
+        entered = None
+        if competition is not None:  # frozen (409), another variant (409), its daily quota (429)
+            entered = await run(competitions.check_submission, engine, competition, who.account_id, variant)
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > upload_limit):
             await run(_refuse, who, name, variant, f"the upload is larger than {upload_limit} bytes")
@@ -261,7 +267,11 @@ def create_app(
                     413, f"the upload is more than {upload_limit} bytes; the limit is {upload_limit}"
                 )
             chunks.append(chunk)
-        return await accept(who, name, variant, entry, b"".join(chunks))
+        made = await accept(who, name, variant, entry, b"".join(chunks))
+        if entered is not None:
+            await run(repo.set_submission_competition, engine, made["id"], entered.id)
+            made["competition"] = entered.name
+        return made
 
     async def check_quota(who: accounts.Caller) -> None:
         """429 once the account's accepted uploads of the day reach the quota."""
@@ -333,6 +343,7 @@ def create_app(
 
     @app.post("/v1/versions/{version:path}/activate", summary="Make a version active")
     async def activate(who: Caller, version: str) -> dict[str, Any]:
+        await run(competitions.check_activation, engine, who.account_id, version)  # its competitions' limit
         return await run(
             repo.set_active, engine, who.account_id, version, True, max_active=settings.api_active_per_account
         )
@@ -362,6 +373,22 @@ def create_app(
     )
     async def transcript(who: Caller, match_id: int) -> str:
         return str(await run(repo.owned_transcript, engine, who.account_id, match_id))
+
+    @app.get("/v1/competitions", summary="Every competition (public)", dependencies=[Depends(public)])
+    async def competition_list() -> list[dict[str, Any]]:
+        return await run(repo.list_competitions, engine)
+
+    @app.get(
+        "/v1/competitions/{name}",
+        summary="A competition: settings, state, season and final standings (public)",
+        dependencies=[Depends(public)],
+    )
+    async def competition_page(name: str) -> dict[str, Any]:
+        return await run(repo.competition, engine, name)
+
+    @app.post("/v1/competitions/{name}/entries", summary="Enter the key's account in a competition")
+    async def competition_entry(who: Caller, name: str) -> dict[str, Any]:
+        return await run(competitions.enter, engine, name, who.account_id)
 
     @app.get("/v1/leagues", summary="Every league (public)", dependencies=[Depends(public)])
     async def leagues() -> list[dict[str, Any]]:

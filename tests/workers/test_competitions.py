@@ -125,7 +125,8 @@ def test_a_whole_competition(tmp_path: Path) -> None:
         )
         # ana's limit is one active version for this competition: the second is refused.
         with pytest.raises(repo.ConflictError, match="allows 1 active version of classic"):
-            entries.check_activation(store, aid(store, "ana"), "classic")
+            entries.check_activation(store, aid(store, "ana"), spare)
+        entries.check_activation(store, aid(store, "ana"), labels["ana"])  # active already: no change
         # A season round, then di enters: placement tables next round.
         ran = competition.run(store, "spring", local(store), rounds=1)
         assert ran["state"] == "season" and ran["ran"] == {}

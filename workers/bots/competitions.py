@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from referee.rules.errors import RulesError
 from referee.rules.registry import find_variant
 from workers.store import repo
 
@@ -43,7 +44,11 @@ def check_submission(engine: Engine, name: str, account_id: int, variant: str) -
     (:class:`FrozenError`), for another variant (:class:`repo.ConflictError`) or past the
     competition's daily quota (:class:`repo.QuotaError`); enter the account."""
     found = _open(engine, name, "submissions froze at the end of its season")
-    if find_variant(variant).name != found.variant:
+    try:
+        canonical = find_variant(variant).name
+    except RulesError as exc:
+        raise repo.ConflictError(str(exc)) from None
+    if canonical != found.variant:
         raise repo.ConflictError(f"competition {name!r} plays {found.variant}, not {variant}")
     midnight = dt.datetime.now(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     used = repo.competition_submissions_since(engine, found.id, account_id, midnight)
@@ -56,17 +61,21 @@ def check_submission(engine: Engine, name: str, account_id: int, variant: str) -
     return found
 
 
-def check_activation(engine: Engine, account_id: int, variant: str) -> None:
-    """Before an account makes a version of ``variant`` active: refuse it past the
-    ``active_per_account`` of a competition in its season, of that variant, that the account entered."""
-    active = repo.active_count(engine, account_id, variant)
+def check_activation(engine: Engine, account_id: int, ref: str) -> None:
+    """Before an account makes its version ``ref`` active: refuse it past the ``active_per_account``
+    of a competition in its season, of the version's variant, that the account entered (a version
+    active already passes: activating it again changes nothing)."""
+    version = repo.owned_version(engine, account_id, ref)
+    if repo.is_active(engine, version.id):
+        return
+    active = repo.active_count(engine, account_id, version.variant)
     for row in repo.list_competitions(engine):
-        if row["state"] != SEASON or row["variant"] != variant:
+        if row["state"] != SEASON or row["variant"] != version.variant:
             continue
         found = repo.find_competition(engine, row["name"])
         if repo.has_entered(engine, found.id, account_id) and active >= found.active_per_account:
             per = found.active_per_account
             raise repo.ConflictError(
                 f"competition {found.name!r} allows {per} active version{'' if per == 1 else 's'}"
-                f" of {variant} per account: deactivate one first"
+                f" of {version.variant} per account: deactivate one first"
             )

@@ -244,6 +244,8 @@ def competition(engine: Engine, name: str) -> dict[str, Any]:
         final = _league_name(conn, found.final_league_id)
         out = {
             **found.settings(),
+            # Past its end: submissions and entries are refused, though nobody has closed it yet.
+            "frozen": found.ended(),
             "entries": len(_entries(conn, found.id)),
             "season": None
             if found.season_league_id is None
@@ -326,6 +328,14 @@ def entrant_versions(engine: Engine, found: Competition) -> list[tuple[BotVersio
             .order_by(active_versions.c.created_at, bot_versions.c.id)
         ).all()
     return [(_version(r, r.name), int(r.account_id)) for r in rows]
+
+
+def is_active(engine: Engine, version_id: int) -> bool:
+    with engine.connect() as conn:
+        found = conn.execute(
+            select(active_versions.c.bot_version_id).where(active_versions.c.bot_version_id == version_id)
+        ).first()
+    return found is not None
 
 
 def active_count(engine: Engine, account_id: int, variant: str) -> int:
