@@ -193,6 +193,9 @@ def _submit(bots: Any) -> None:
     p.add_argument("--name", required=True, help="the bot's name; each submit adds a version NAME@N")
     p.add_argument("--entry", help="entry point for a directory, e.g. main.py:MyBot")
     p.add_argument("--variant", default="classic", help="the game variant (default: %(default)s)")
+    p.add_argument(
+        "--competition", metavar="NAME", help="made for this competition: enters it, counts in its quota"
+    )
     server_options(p, required=stand_in is None)
     p.add_argument("--no-wait", action="store_true", help="return once uploaded, before the validation")
     json_flag(p)
@@ -228,7 +231,7 @@ def cmd_submit(args: argparse.Namespace, client: Client) -> int:
     limit = client.get("/v1/me")["max_upload_bytes"]
     if len(body) > limit:  # refused here: a server that refuses a big body may close before reading it
         raise ApiError(f"413 Content Too Large: the upload is {len(body)} bytes; the server takes {limit}")
-    query = {"name": args.name, "variant": args.variant, "entry": args.entry}
+    query = {"name": args.name, "variant": args.variant, "entry": args.entry, "competition": args.competition}
     sent = client.post("/v1/submissions", query=query, body=body)
     if not args.no_wait:
         sent = wait(client, sent, show=not args.json and sys.stderr.isatty())
