@@ -177,6 +177,7 @@ def _submit(bots: Any) -> None:
         stored = p.get_default("func")
         server_options(p, required=False)
         p.add_argument("--no-wait", action="store_true", help="with --server: return once uploaded")
+        p.add_argument("--competition", metavar="NAME", help="with --server: made for this competition")
 
         def either(args: argparse.Namespace) -> int:
             return int(_command(cmd_submit)(args) if args.server else stored(args))
