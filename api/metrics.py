@@ -4,7 +4,7 @@
   every request, by the template of the route it matched (``/v1/submissions/{submission_id}``,
   never an id; ``unmatched`` for no route), as the dashboard counts its own;
 - ``sixnimmt_api_submissions_total{outcome}``: uploads by what became of them (accepted: stored
-  pending and queued for validation; refused: past a limit or not a bot, 413/409/422; limited:
+  pending and queued for validation; refused: past a limit or not a bot, 400/409/413/422; limited:
   the daily quota or the rate, 429; unauthorized: no live key; failed: the server's 5xx);
 - ``sixnimmt_validations_total{outcome}`` and ``sixnimmt_validation_duration_seconds``
   (:mod:`workers.queue.validating`): the validations this process ran on its threads; with a
@@ -54,13 +54,14 @@ for _outcome in OUTCOMES:  # every series exists from the start, at 0
 
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 UNMATCHED = "unmatched"
-UPLOADS = frozenset({("POST", "/v1/submissions")})
-"""The routes that take an upload (method, template); another upload route is added here."""
+UPLOADS = frozenset({("POST", "/v1/submissions"), ("POST", "/account/upload")})
+"""The routes that take an upload (method, template): the API's and the web pages' form (its success
+is a 303 to the submission's page)."""
 
 
 def outcome(status: int) -> str | None:
     """What an upload's response status says became of it (``None``: not an upload's answer)."""
-    if status < 300:
+    if status < 400:
         return "accepted"
     if status in (401, 403):
         return "unauthorized"
@@ -68,7 +69,7 @@ def outcome(status: int) -> str | None:
         return "limited"
     if status >= 500:
         return "failed"
-    if status in (409, 413, 422):
+    if status in (400, 409, 413, 422):
         return "refused"
     return None
 

@@ -137,3 +137,12 @@ def test_buckets_in_redis_one_window_per_name_and_their_fallback(redis_url: str)
     # A Redis that does not answer: this process's own buckets meanwhile, still limiting.
     gone = make_buckets(load({"SIXNIMMT_REDIS_URL": "redis://127.0.0.1:1/0"}), "t", 0.001, 2)
     assert [gone.take("k"), gone.take("k"), gone.take("k")] == [True, True, False]
+
+
+def test_an_uploads_outcome_by_its_answer() -> None:
+    from api.metrics import UPLOADS, outcome
+
+    assert ("POST", "/account/upload") in UPLOADS and ("POST", "/v1/submissions") in UPLOADS
+    expected = {202: "accepted", 303: "accepted", 400: "refused", 401: "unauthorized", 403: "unauthorized"}
+    expected |= {409: "refused", 413: "refused", 422: "refused", 429: "limited", 500: "failed", 404: None}
+    assert {status: outcome(status) for status in expected} == expected
