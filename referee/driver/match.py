@@ -254,12 +254,27 @@ class MatchDriver:
         step = Step(self._answered, loop)
         step.notify = None  # no playing on while the step is still being asked
         now = loop.time()  # one time for every seat of the step: they are asked at once
-        links = self.links
+        links, seats, absent, state = self.links, self.seats, self._absent, self.game.state
+        max_faults, decision_ms, decision_s = self.policy.max_faults, self.time.decision_ms, self._decision_s
         for decision in pending:
-            if not self._defaulted_at_once(decision, actions):
+            seat = decision.seat
+            stats = seats[seat]
+            link = links[seat]
+            if (
+                link.outbox is not None
+                and stats.total_faults <= max_faults
+                and not stats.forfeited
+                and seat not in absent
+            ):  # the common case, as _ask_seat asks it
+                bank = stats.bank_seconds
+                view = self._view(state, seat)
+                request_id = link.ask(
+                    step, self.match_id, seat, decision, view, decision_ms, int(bank * 1000)
+                )
+                asked[seat] = (request_id, now, now + decision_s + bank, decision)
+            elif not self._defaulted_at_once(decision, actions):
                 # Not attached, it will not connect any more (_awaits_connection).
-                attached = links[decision.seat].outbox is not None
-                self._ask_seat(decision, attached, step, asked, actions, now)
+                self._ask_seat(decision, link.outbox is not None, step, asked, actions, now)
         self._actions, self._asked, self._step = actions, asked, step
         if not asked:
             return True
@@ -346,9 +361,19 @@ class MatchDriver:
         out the expired ones (their default action); ``True`` when none is left."""
         results = step.results
         if not step.missing and len(results) == len(asked):  # every seat answered: none expired
+            seats, decision_s, variant = self.seats, self._decision_s, self.variant.name
+            decided = self.observer.decided
             for seat, (request_id, start, _, decision) in asked.items():
                 value, answered = results[seat]
-                actions[seat] = self._settle(seat, request_id, decision, value, answered - start)
+                took = answered - start
+                if took <= decision_s and value.__class__ is not Defaulted and value in decision.options:
+                    stats = seats[seat]  # a legal answer in time, settled as _settle settles it
+                    stats.think_seconds += took
+                    decided(variant, took)
+                    stats.decisions += 1
+                    actions[seat] = value  # type: ignore[assignment]
+                else:
+                    actions[seat] = self._settle(seat, request_id, decision, value, took)
             asked.clear()
             return True
         for seat, (request_id, start, deadline, decision) in list(asked.items()):
