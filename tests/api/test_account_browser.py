@@ -124,7 +124,12 @@ def test_sign_in_upload_watch_validation_activate_and_see_the_standings(tmp_path
         dialogs: list[str] = []
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+        def dialog(d: Any) -> None:
+            dialogs.append(d.message)
+            d.dismiss()
+
+        page.on("dialog", dialog)
 
         # Signing in with the account's key.
         page.goto(f"{api.url}/account")
