@@ -188,6 +188,11 @@ class Settings:
     api_validation_workers: int = _setting(
         1, "validations the API runs at once in its own background threads (the local defaults)"
     )
+    api_session_secret: str = _setting(
+        "",
+        "the secret that signs participants' web sessions (/account), the same for every API replica;"
+        " empty: a random one per API process (its sessions end with it)",
+    )
     redis_url: str = _setting(
         "",
         "Redis the API keeps its rate limits' counters in, shared by its replicas (e.g."
@@ -268,6 +273,10 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
     ):
         if getattr(settings, name) < 1:
             raise SettingsError(f"SIXNIMMT_{name.upper()} must be at least 1")
+    if settings.api_session_secret and len(settings.api_session_secret) < 16:
+        raise SettingsError(
+            "SIXNIMMT_API_SESSION_SECRET must be at least 16 characters (e.g. openssl rand -hex 24)"
+        )
     if settings.play not in ("on", "off"):
         raise SettingsError(f"SIXNIMMT_PLAY must be on or off, got {settings.play!r}")
     if settings.bot_events not in ("auto", "all", "none"):
