@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +30,7 @@ from workers.bots.submit import reference_version
 from workers.planning import PlanError, ladder, rounds
 from workers.play.execute import claim_and_play
 from workers.store import repo
+from workers.store.engine import make_engine
 from workers.store.migrate import upgrade
 from workers.store.schema import bot_owners, competitions, metadata, submissions
 
@@ -270,8 +276,6 @@ def test_a_ladder_draws_a_share_of_random_tables_and_seats_no_inactive_entrant()
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
 def test_migration_0012_adds_competitions_to_a_0011_store(kind: str, tmp_path: Path) -> None:
-    from workers.store.engine import make_engine
-
     if kind == "sqlite":
         store = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
         upgrade(store, "0011")
@@ -312,3 +316,64 @@ def test_the_key_path_on_postgresql(tmp_path: Path) -> None:
         page = repo.competition(store, "pg")
         assert len(page["final"]["standings"]) == 2
         assert [c["state"] for c in repo.list_competitions(store)] == ["finished"]
+
+
+def sixnimmt(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIXNIMMT_")}
+    env["SIXNIMMT_DATABASE_URL"] = url
+    return subprocess.run(
+        [sys.executable, "-m", "bot_sdk.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tempfile.gettempdir(),
+        timeout=600,
+    )
+
+
+@pytest.mark.slow
+def test_the_organisers_commands_on_the_local_pool(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    made = sixnimmt(
+        url, "competition", "create", "cup", "-o", "hands=1", "-o", "target=None", "--table", "2",
+        "--submissions-per-day", "3", "--active-per-account", "1", "--final-top", "2",
+        "--final-until-confident", "0.9", "--final-max-deals", "6", "--placement", "1", "--round-deals", "1",
+        "--ends", "2999-01-01T00:00", "--json",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    assert json.loads(made.stdout)["ends_at"] == "2999-01-01T00:00:00+00:00"
+    store = make_engine(url)
+    try:
+        for who, bot in (("ana", "lowest"), ("bo", "highest"), ("cy", "heuristic")):
+            own(store, who, bot)
+            entered = sixnimmt(url, "competition", "enter", "cup", who, "--json")
+            assert entered.returncode == 0 and json.loads(entered.stdout)["new"], entered.stderr
+        ran = sixnimmt(url, "competition", "run", "cup", "--rounds", "1", "--processes", "2", "--json")
+        assert ran.returncode == 0, ran.stderr
+        assert json.loads(ran.stdout)["state"] == "season"
+        status = json.loads(sixnimmt(url, "competition", "status", "cup", "--json").stdout)
+        assert status["season"]["league"] == "cup-season" and len(status["entrants"]) == 3
+        assert status["season"]["matches"] > 0 and status["seconds_left"] > 0
+        closed = sixnimmt(url, "competition", "close", "cup", "--json")
+        assert closed.returncode == 0 and json.loads(closed.stdout)["state"] == "final", closed.stderr
+        assert len(json.loads(closed.stdout)["final"]) == 2
+        ran = sixnimmt(url, "competition", "run", "cup", "--processes", "2", "--json")
+        assert ran.returncode == 0 and json.loads(ran.stdout)["state"] == "finished", ran.stderr
+        shown = json.loads(sixnimmt(url, "competition", "show", "cup", "--json").stdout)
+        assert [row["rank"] for row in shown["final"]["standings"]] in ([1, 2], [1, 1])
+        text = sixnimmt(url, "competition", "show", "cup")
+        assert "final (league cup-final)" in text.stdout and "rank interval" in text.stdout
+        listed = json.loads(sixnimmt(url, "competition", "list", "--json").stdout)
+        assert [(c["name"], c["state"], c["entries"]) for c in listed] == [("cup", "finished", 3)]
+    finally:
+        store.dispose()
+    for args, message in (
+        (("competition", "show", "nope"), "sixnimmt: error: no competition 'nope'\n"),
+        (
+            ("competition", "create", "x", "--submissions-per-day", "1", "--active-per-account", "1",
+             "--final-top", "2", "--final-until-confident", "0.9", "--ends", "soon"),
+            "sixnimmt: error: --ends 'soon' is not an ISO 8601 time (e.g. 2027-03-01T18:00Z)\n",
+        ),
+    ):  # fmt: skip
+        failed = sixnimmt(url, *args)
+        assert (failed.returncode, failed.stderr) == (2, message)

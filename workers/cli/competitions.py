@@ -179,8 +179,11 @@ def cmd_close(args: argparse.Namespace, engine: Any) -> int:
 
     before = repo.find_competition(engine, args.name).state
     found = competition.close(engine, args.name)
-    info = repo.competition(engine, args.name)
-    finalists = [row["bot"] for row in (info["final"] or {}).get("standings", [])]
+    finalists = []
+    if found.final_league_id is not None:
+        from workers import league as leagues
+
+        finalists = leagues.entrant_names(repo.league_by_id(engine, found.final_league_id))
     out = {
         "competition": args.name,
         "state": found.state,
