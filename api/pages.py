@@ -1,13 +1,13 @@
 """The participant's web pages, under ``/account`` of the API's server (docs/api.md, "On the web").
 
-A participant signs in with one of its account's API keys and gets a session: a random id in an
-HttpOnly, SameSite=Strict cookie (Secure over HTTPS), mapped in this process's memory to the
-account and the key's id, never the key. A session lasts :data:`SESSION_SECONDS`, ends when its
-holder signs out or its key is revoked (checked on every request), and is lost when the process
-stops; several API processes behind one address each keep their own (route a browser to one of
-them, or sign in again). The pages show the account's versions (validation, active or not, rank),
-each submission with its validation report, faults, the end of its stderr and its transcript,
-each version's league faults, and an upload form; buttons activate and deactivate versions.
+A participant signs in with one of its account's API keys and gets a session: an HttpOnly,
+SameSite=Strict cookie (Secure over HTTPS) that names the key's id, never the key, with its expiry
+and a random nonce, signed with ``SIXNIMMT_API_SESSION_SECRET`` (:class:`Sessions`), so every API
+replica accepts it. A session lasts :data:`SESSION_SECONDS` and ends when its key is revoked
+(checked on every request); signing out removes the cookie and makes the process that answered
+forget it. The pages show the account's versions (validation, active or not, rank), each
+submission with its validation report, faults, the end of its stderr and its transcript, each
+version's league faults, and an upload form; buttons activate and deactivate versions.
 
 Every form carries an anti-forgery value: the session's own (the sign-in form: a random value in
 a SameSite=Strict cookie of its own), checked with the request's ``Origin``; a forged form is a 403
@@ -22,6 +22,7 @@ policy); a pending validation's page asks for its state every few seconds and re
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import hmac
 import logging
 import secrets
@@ -37,7 +38,7 @@ import jinja2
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 from starlette.concurrency import run_in_threadpool
 
 from api import forms
@@ -47,6 +48,7 @@ from referee.settings import Settings
 from workers.bots import accounts
 from workers.play.faults import parse_detail
 from workers.store import repo
+from workers.store.schema import api_keys, bot_accounts
 
 log = logging.getLogger("sixnimmt.api")
 
@@ -59,7 +61,7 @@ SIGNIN_COOKIE = "sixnimmt_account_form"
 """The sign-in form's anti-forgery cookie (before there is a session)."""
 SESSION_SECONDS = 12 * 3600
 MAX_SESSIONS = 50_000
-"""Sessions kept at most; past it the oldest go first."""
+"""Signed-out sessions this process remembers (the oldest forgotten first)."""
 MAX_FORM_BYTES = 4096
 """The sign-in and button forms' largest body."""
 FORM_SLACK = 16 * 1024
@@ -77,44 +79,75 @@ SECURITY_HEADERS = {
 """The dashboard's headers (no inline script or style runs), and no cache keeps a private page."""
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Session:
     """A signed-in browser: its account, the key it signed in with, its forms' anti-forgery value."""
 
     caller: accounts.Caller
     csrf: str
-    expires: float
 
 
 class Sessions:
-    """The sessions of this process, by their random id."""
+    """Participants' web sessions: a cookie ``KEY_ID.EXPIRES.NONCE.SIGNATURE``, signed (HMAC-SHA256)
+    with a key derived from ``SIXNIMMT_API_SESSION_SECRET``, so every API replica with the same
+    secret accepts it (without one, a random key of this process: its sessions end with it). The
+    key itself is never in it. A session's forms carry a value derived from its cookie with the
+    same key. Signing out forgets the cookie in this process and removes it from the browser."""
 
-    def __init__(self, seconds: int = SESSION_SECONDS, keep: int = MAX_SESSIONS) -> None:
+    def __init__(self, secret: str, seconds: int = SESSION_SECONDS, keep: int = MAX_SESSIONS) -> None:
+        seed = secret.encode() if secret else secrets.token_bytes(32)
+        self._key = hmac.new(seed, _SESSION_LABEL, hashlib.sha256).digest()
         self.seconds, self.keep = seconds, keep
         self._lock = threading.Lock()
-        self._sessions: OrderedDict[str, Session] = OrderedDict()
+        self._ended: OrderedDict[str, None] = OrderedDict()
 
-    def new(self, caller: accounts.Caller) -> str:
-        sid = secrets.token_urlsafe(32)
-        with self._lock:
-            self._sessions[sid] = Session(caller, secrets.token_urlsafe(24), time.monotonic() + self.seconds)
-            while len(self._sessions) > self.keep:
-                self._sessions.popitem(last=False)
-        return sid
+    def new(self, key_id: str) -> str:
+        body = f"{key_id}.{int(time.time()) + self.seconds}.{secrets.token_urlsafe(16)}"
+        return f"{body}.{self._sign(body)}"
 
-    def get(self, sid: str | None) -> Session | None:
-        if not sid or len(sid) > 100:
+    def key_id(self, value: str | None) -> str | None:
+        """The key id of a session cookie this key signed, not expired nor signed out; else ``None``."""
+        if not value or len(value) > 200:
+            return None
+        body, _, signature = value.rpartition(".")
+        parts = body.split(".")
+        if len(parts) != 3 or not parts[1].isdigit() or len(parts[1]) > 12:
+            return None
+        if not hmac.compare_digest(self._sign(body).encode(), signature.encode("utf-8", "replace")):
             return None
         with self._lock:
-            found = self._sessions.get(sid)
-            if found is not None and found.expires <= time.monotonic():
-                del self._sessions[sid]
+            if int(parts[1]) <= time.time() or value in self._ended:
                 return None
-            return found
+        return parts[0]
 
-    def end(self, sid: str | None) -> None:
+    def csrf(self, value: str) -> str:
+        """The anti-forgery value of the forms of the session ``value``."""
+        return self._sign(f"csrf {value}")[:32]
+
+    def end(self, value: str | None) -> None:
         with self._lock:
-            self._sessions.pop(sid or "", None)
+            self._ended[value or ""] = None
+            while len(self._ended) > self.keep:
+                self._ended.popitem(last=False)
+
+    def _sign(self, body: str) -> str:
+        return hmac.new(self._key, body.encode(), hashlib.sha256).hexdigest()
+
+
+_SESSION_LABEL = b"sixnimmt api participant session v1"
+
+
+def live_caller(engine: Engine, key_id: str) -> accounts.Caller | None:
+    """The account of the key ``key_id`` if it is not revoked."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(api_keys.c.key_id, bot_accounts.c.id, bot_accounts.c.name, bot_accounts.c.display_name)
+            .join(bot_accounts, bot_accounts.c.id == api_keys.c.account_id)
+            .where(api_keys.c.key_id == key_id, api_keys.c.revoked_at.is_(None))
+        ).first()
+    if row is None:
+        return None
+    return accounts.Caller(row.key_id, int(row.id), row.name, row.display_name or row.name)
 
 
 class PageError(Exception):
@@ -176,7 +209,7 @@ def add_pages(app: FastAPI, engine: Engine, settings: Settings) -> Sessions:
     whose ``app.state`` holds the uploads' path and the rate limits); returns their sessions."""
     uploads = app.state.uploads
     per_key, failures, counters = app.state.per_key, app.state.failures, app.state.counters
-    sessions = Sessions()
+    sessions = Sessions(settings.api_session_secret)
     env = environment()
     variants = [cls.name for cls in VARIANTS]
 
@@ -221,16 +254,8 @@ def add_pages(app: FastAPI, engine: Engine, settings: Settings) -> Sessions:
 
     def signed_in(request: Request) -> Session | None:
         """The request's live session (its key not revoked), having spent one of the key's tokens."""
-        sid = request.cookies.get(SESSION_COOKIE)
-        session = sessions.get(sid)
+        session = _quiet_session(request)
         if session is None:
-            return None
-        try:
-            key = accounts.find_key(engine, session.caller.key_id)
-        except repo.NotFoundError:
-            key = None
-        if key is None or key.revoked_at is not None:
-            sessions.end(sid)
             return None
         if not per_key.take(session.caller.key_id):
             counters.rate_limited += 1
@@ -276,7 +301,10 @@ def add_pages(app: FastAPI, engine: Engine, settings: Settings) -> Sessions:
         return run
 
     def _quiet_session(request: Request) -> Session | None:
-        return sessions.get(request.cookies.get(SESSION_COOKIE))
+        value = request.cookies.get(SESSION_COOKIE)
+        key_id = sessions.key_id(value)
+        caller = live_caller(engine, key_id) if key_id else None
+        return None if caller is None or value is None else Session(caller, sessions.csrf(value))
 
     # -- signing in and out --
 
@@ -333,7 +361,7 @@ def add_pages(app: FastAPI, engine: Engine, settings: Settings) -> Sessions:
         response = RedirectResponse(f"{root(request)}/account", 303)
         response.set_cookie(
             SESSION_COOKIE,
-            sessions.new(found),
+            sessions.new(found.key_id),
             max_age=SESSION_SECONDS,
             path=f"{root(request)}/account",
             secure=_https(request),

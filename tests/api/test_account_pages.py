@@ -5,6 +5,7 @@ stored but the refusal, and a bot uploaded from the form validated and activated
 
 from __future__ import annotations
 
+import copy
 import io
 import tarfile
 import zipfile
@@ -236,3 +237,28 @@ def _tar_with_link() -> bytes:
         info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
         t.addfile(info)
     return out.getvalue()
+
+
+def test_a_session_holds_on_every_replica_with_the_same_secret(tmp_path: Path) -> None:
+    from api.app import create_app, serving
+    from referee.settings import load
+
+    env = {"SIXNIMMT_API_SESSION_SECRET": "a-shared-secret-of-the-replicas"}
+    with site(tmp_path, env) as api:
+        web = Web(api.url)
+        web.sign_in(api.keys["alice"])
+        cookie = web.cookie(SESSION_COOKIE)
+        assert api.keys["alice"] not in cookie.value
+        other_secret = {"SIXNIMMT_API_SESSION_SECRET": "another-secret-of-another-site"}
+        for settings, signed_in in ((env, True), (other_secret, False)):
+            with serving(create_app(api.engine, load(settings))) as url:
+                replica = Web(url)
+                replica.jar.set_cookie(cookie)
+                assert (replica.get("/account").status == 200) is signed_in
+        # A cookie changed by hand (another key's id) is nobody's.
+        key_id, rest = cookie.value.split(".", 1)
+        forged = Web(api.url)
+        changed = copy.copy(cookie)
+        changed.value = f"{'0' * len(key_id)}.{rest}"
+        forged.jar.set_cookie(changed)
+        assert forged.get("/account").status == 303
