@@ -3,8 +3,9 @@ store, real ``celery -A workers.queue.app worker`` processes, the API served for
 
 An upload is stored pending with its archive and validated by a worker (the archive cleared, the
 version stored); a worker killed in the middle of a check has the check run again by another; a
-check that cannot run is retried, then the submission is invalid saying why; a submission whose
-message was lost is queued again by the next API's start.
+check that cannot run is retried, then the submission is invalid saying why; one whose check
+stopped its workers three times is not handed out again; a submission whose message was lost is
+queued again by the next API's start.
 """
 
 from __future__ import annotations
@@ -220,7 +221,8 @@ def test_an_upload_waits_with_its_archive_then_a_worker_validates_it(
         worker = workers("one", pg_url, redis_url)
         done = wait_valid(api.client(), number)
         assert done["version"] == "queued@1"
-        assert _row(api.engine, number).archive is None  # cleared once decided
+        # Cleared once decided (just after the submission's end).
+        wait_for(lambda: _row(api.engine, number).archive is None, 60, "the archive cleared")
         assert "sixnimmt.validate_submission" in worker.log() and "succeeded" in worker.log()
 
 
@@ -252,8 +254,26 @@ def test_a_check_that_cannot_run_is_retried_then_invalid_saying_why(
         done = wait_done(api.client(), number, timeout=300)
         assert done["status"] == "invalid"
         assert done["reason"].startswith("the check could not run (4 tries; the platform's failure"), done
-        assert done["version"] is None and _row(api.engine, number).archive is None
+        assert done["version"] is None
+        wait_for(lambda: _row(api.engine, number).archive is None, 60, "the archive cleared")
         assert worker.log().count("validate_submission") >= 4  # the first try and three retries
+
+
+def test_a_check_that_stopped_its_workers_three_times_is_not_handed_out_again(
+    tmp_path: Path, pg_url: str, redis_url: str, workers: Any
+) -> None:
+    import redis
+
+    from workers.queue.validations import MAX_DEATHS, STARTS_KEY
+
+    with site(tmp_path, {"SIXNIMMT_BROKER_URL": redis_url}, engine=make_engine(pg_url)) as api:
+        number = _upload(api, "deadly")
+        # The starts three deliveries left before their workers died, as the task counts them.
+        redis.Redis.from_url(redis_url).set(STARTS_KEY.format(id=number), MAX_DEATHS)
+        workers("one", pg_url, redis_url)
+        done = wait_done(api.client(), number)
+        assert done["status"] == "invalid" and done["version"] is None
+        assert done["reason"].startswith(f"its check stopped the worker that ran it {MAX_DEATHS} times"), done
 
 
 def test_an_apis_start_queues_again_a_validation_whose_message_was_lost(
@@ -278,9 +298,9 @@ def test_an_apis_start_queues_again_a_validation_whose_message_was_lost(
     try:
         app = create_app(store, load(env))  # its start finds the stale submission and queues it again
 
-        def decided() -> Any:
+        def decided() -> Any:  # its end, then its archive cleared
             row = _row(store, number)
-            return row if row.status != "pending" else None
+            return row if row.status != "pending" and row.archive is None else None
 
         row = wait_for(decided, 240, "the submission queued again to be validated")
         assert row.status == "valid" and row.archive is None, row.reason

@@ -16,6 +16,9 @@ Nothing is lost:
 - a check that could not run (the platform's failure: no sandbox, a referee that did not start,
   the store unreachable) is retried :data:`RETRIES` times with backoff, then the submission is
   marked invalid saying so (:data:`GAVE_UP`), and the participant submits again;
+- a check whose worker died :data:`MAX_DEATHS` times (a bot that gets its worker killed every time,
+  which the sandbox should make impossible) is not handed out again: the submission is invalid
+  saying so (its starts are counted in the broker's Redis, :func:`_deaths`);
 - a delivery of a submission already decided does nothing (redelivered or sent twice);
 - a submission whose message was lost (a broker flushed) stays pending with its archive: an API
   that starts sends it again once it has been pending for an hour (:func:`resend_stale`).
@@ -32,6 +35,7 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
+from referee.settings import load as load_settings
 from workers.bots.artifacts import SubmissionError, SubmissionLimits
 from workers.bots.submit import checked_archive
 from workers.queue.app import app
@@ -54,6 +58,16 @@ from workers.store.schema import submissions
 log = logging.getLogger(__name__)
 
 __all__ = ["QUEUE", "send", "validate_submission"]
+
+MAX_DEATHS = 3
+"""Deliveries of one submission's check whose worker died (killed, out of memory, its node lost)
+after which it is marked invalid rather than handed to yet another worker."""
+KILLED = (
+    "its check stopped the worker that ran it {deaths} times (killed or out of memory) and was not"
+    " tried again: check the bot's memory and processes with `sixnimmt bot check`, then submit it again"
+)
+STARTS_KEY = "sixnimmt:validation:starts:{id}"
+"""A counter in the broker's Redis of the check's starts, one a delivery and retry."""
 
 _engine: Engine | None = None
 
@@ -78,6 +92,28 @@ def send(submission_id: int, *, games: int = CHECK_GAMES, broker_url: str | None
         validate_submission.apply_async((submission_id,), {"games": games}, connection=connection, **options)
 
 
+def _deaths(submission_id: int, retries: int) -> int:
+    """How many earlier deliveries of this check died with their worker: its starts so far (counted
+    in the broker's Redis, this one included) beyond its retries. 0 without a Redis broker."""
+    url = load_settings().broker_url
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        return 0
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        key = STARTS_KEY.format(id=submission_id)
+        pipe = client.pipeline()  # one round trip
+        pipe.incr(key)
+        pipe.expire(key, 7 * 86400)
+        starts, _ = pipe.execute()
+        client.close()
+    except redis.RedisError as exc:  # only a guard against a bot that kills every worker
+        log.warning("submission %d: its starts are not counted (%s)", submission_id, exc)
+        return 0
+    return max(0, int(starts) - 1 - retries)
+
+
 @app.task(name="sixnimmt.validate_submission", bind=True, acks_late=True, reject_on_worker_lost=True)
 def validate_submission(self: Any, submission_id: int, games: int = CHECK_GAMES) -> str:
     """Validate a pending submission from its stored archive (see the module); returns its status,
@@ -99,6 +135,10 @@ def validate_submission(self: Any, submission_id: int, games: int = CHECK_GAMES)
             return "skipped"
         if row.archive is None:
             return str(give_up(store, submission_id, NO_ARCHIVE)["status"])
+        deaths = _deaths(submission_id, self.request.retries)
+        if deaths >= MAX_DEATHS:
+            log.warning("submission %d: its check stopped %d workers; marked invalid", submission_id, deaths)
+            return str(give_up(store, submission_id, KILLED.format(deaths=deaths))["status"])
         try:
             new = checked_archive(
                 bytes(row.archive),
