@@ -45,7 +45,7 @@ from api import forms
 from api.app import ApiError
 from referee.rules.registry import VARIANTS
 from referee.settings import Settings
-from workers.bots import accounts
+from workers.bots import accounts, competitions
 from workers.play.faults import parse_detail
 from workers.store import repo
 from workers.store.schema import api_keys, bot_accounts
@@ -388,7 +388,28 @@ def add_pages(app: FastAPI, engine: Engine, settings: Settings) -> Sessions:
             "used": repo.submissions_since(engine, who.account_id, since),
             "per_day": settings.api_submissions_per_day,
             "active_max": settings.api_active_per_account,
+            "competitions": [
+                c
+                | {
+                    "entered": repo.has_entered(
+                        engine, repo.find_competition(engine, c["name"]).id, who.account_id
+                    )
+                }
+                for c in repo.list_competitions(engine)
+            ],
         }
+
+    @page
+    async def enter(request: Request) -> Response:
+        """The Enter button of a competition (as ``POST /v1/competitions/{name}/entries``)."""
+        session, form = await posted(request)
+        try:
+            await run_in_threadpool(
+                competitions.enter, engine, form.get("competition", ""), session.caller.account_id
+            )
+        except repo.ConflictError as exc:
+            raise PageError(409, str(exc)) from None
+        return RedirectResponse(f"{root(request)}/account", 303)
 
     @page
     async def home(request: Request) -> Response:
@@ -476,6 +497,8 @@ def add_pages(app: FastAPI, engine: Engine, settings: Settings) -> Sessions:
         session, form = await posted(request)
         ref = form.get("version", "")
         try:
+            if active:  # as POST /v1/versions/{ref}/activate: the limit of the competitions entered first
+                await run_in_threadpool(competitions.check_activation, engine, session.caller.account_id, ref)
             await run_in_threadpool(
                 repo.set_active,
                 engine,
@@ -507,6 +530,11 @@ def add_pages(app: FastAPI, engine: Engine, settings: Settings) -> Sessions:
             "kinds": forms.KINDS,
             "max_bytes": settings.bot_max_bytes,
             "max_files": settings.submit_max_files,
+            "competitions": [
+                c["name"]
+                for c in await run_in_threadpool(repo.list_competitions, engine)
+                if c["state"] == "season"
+            ],
         }
         return render(request, "upload.html", context, session=session)
 
@@ -539,7 +567,13 @@ def add_pages(app: FastAPI, engine: Engine, settings: Settings) -> Sessions:
         name = form.fields.get("name", "").strip()
         variant = form.fields.get("variant", "classic").strip() or "classic"
         entry = form.fields.get("entry", "").strip() or None
+        wanted = form.fields.get("competition", "").strip()
         try:
+            entered = None
+            if wanted:  # as POST /v1/submissions?competition=: frozen, another variant, its quota; entered
+                entered = await run_in_threadpool(
+                    competitions.check_submission, engine, wanted, who.account_id, variant
+                )
             if not complete:
                 reason = f"the upload is larger than {limit} bytes"
                 await uploads.refuse(who, name, variant, reason)
@@ -559,6 +593,8 @@ def add_pages(app: FastAPI, engine: Engine, settings: Settings) -> Sessions:
                 await uploads.refuse(who, name, variant, str(exc))
                 raise PageError(422, str(exc)) from None
             sent = await uploads.accept(who, name, variant, entry, archive)
+            if entered is not None:
+                await run_in_threadpool(repo.set_submission_competition, engine, sent["id"], entered.id)
         except repo.ConflictError as exc:  # the name is another account's; the quota, counted at the store
             raise PageError(429 if isinstance(exc, repo.QuotaError) else 409, str(exc)) from None
         except ApiError as exc:
@@ -578,6 +614,7 @@ def add_pages(app: FastAPI, engine: Engine, settings: Settings) -> Sessions:
         ("/account/submissions/{submission_id}/transcript", submission_transcript, ["GET"]),
         ("/account/matches/{match_id}/transcript", match_transcript, ["GET"]),
         ("/account/activate", activate, ["POST"]),
+        ("/account/enter", enter, ["POST"]),
         ("/account/deactivate", deactivate, ["POST"]),
         ("/account/versions/{version:path}", version, ["GET"]),
     ]

@@ -6,6 +6,7 @@ stored but the refusal, and a bot uploaded from the form validated and activated
 from __future__ import annotations
 
 import copy
+import html
 import io
 import tarfile
 import zipfile
@@ -262,3 +263,31 @@ def test_a_session_holds_on_every_replica_with_the_same_secret(tmp_path: Path) -
         changed.value = f"{'0' * len(key_id)}.{rest}"
         forged.jar.set_cookie(changed)
         assert forged.get("/account").status == 303
+
+
+def test_entering_a_competition_and_its_limits_from_the_pages(tmp_path: Path) -> None:
+    from workers import competition
+
+    with site(tmp_path, check_games=1) as api:
+        competition.create(api.engine, "cup", table_size=2, active_per_account=1, submissions_per_day=1)
+        web = Web(api.url)
+        web.sign_in(api.keys["alice"])
+        home = web.get("/account").body
+        assert 'data-competition="cup"' in home and 'class="enter"' in home
+        csrf = hidden(home, "csrf")
+        assert web.post("/account/enter", {"competition": "cup"}).status == 403  # a forged form
+        assert web.post("/account/enter", {"csrf": csrf, "competition": "cup"}).status == 303
+        assert 'class="good entered"' in web.get("/account").body
+        # An upload for it counts against its own daily quota of 1, checked before the upload.
+        form = web.get("/account/upload").body
+        assert '<option value="cup">' in form
+        fields = {"csrf": csrf, "name": "a", "competition": "cup"}
+        bot = {"file": ("a.py", b"")}
+        first = web.post_files("/account/upload", fields, bot)
+        assert first.status == 303, first  # accepted (its check will find nothing to play)
+        again = web.post_files("/account/upload", {**fields, "name": "b"}, bot)
+        assert again.status == 429
+        assert "competition 'cup': daily submission quota" in html.unescape(again.body)
+        (made,) = api.client("alice").get("/v1/submissions")  # nothing stored for the second
+        assert made["bot"] == "a"
+        assert web.post("/account/enter", {"csrf": csrf, "competition": "nothing"}).status == 404
