@@ -81,9 +81,13 @@ class RedisBuckets:
     """:class:`Buckets` kept in Redis under ``sixnimmt:api:limit:SCOPE:NAME``, one script call a take.
 
     Each bucket expires once it would be full again, so guessed keys and addresses do not stay.
-    When Redis cannot answer (within ``timeout_s``), this replica falls back to its own buckets
-    and logs it (at most once a minute): the limits hold per replica meanwhile, never not at all.
+    When Redis cannot answer (within the client's timeout), this replica falls back to its own
+    buckets for :data:`RETRY_S` seconds before it asks Redis again (a Redis that hangs costs one
+    request a timeout, not every request), and logs it at most once a minute: the limits hold per
+    replica meanwhile, never not at all.
     """
+
+    RETRY_S = 5.0
 
     def __init__(self, client: Any, scope: str, rate: float, burst: int) -> None:
         self.rate, self.burst, self.scope = rate, burst, scope
@@ -94,17 +98,21 @@ class RedisBuckets:
         self._waits: OrderedDict[str, int] = OrderedDict()
         self._lock = threading.Lock()
         self._warned = 0.0
+        self._down_until = 0.0
 
     def _key(self, name: str) -> str:
         return f"sixnimmt:api:limit:{self.scope}:{name}"
 
     def take(self, name: str, now: float | None = None) -> bool:
+        if time.monotonic() < self._down_until:
+            return self._local.take(name, now)
         try:
             allowed, wait = self._take(keys=[self._key(name)], args=[self.rate, self.burst, self._ttl])
         except Exception as exc:  # redis.RedisError, OSError: this replica's own limits meanwhile
+            self._down_until = time.monotonic() + self.RETRY_S
             if time.monotonic() - self._warned > 60:
                 self._warned = time.monotonic()
-                log.warning("rate limits per replica: Redis did not answer (%s)", exc)
+                log.warning("rate limits per replica for now: Redis did not answer (%s)", exc)
             return self._local.take(name, now)
         with self._lock:
             self._waits[name] = int(wait)
