@@ -57,6 +57,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     print(f"sixnimmt api: store {describe(engine)}, http://{args.host}:{args.port}/docs", file=sys.stderr)
+    from api.limits import redis_url
+
+    checks = (
+        "queued to the workers (SIXNIMMT_BROKER_URL)"
+        if settings.broker_url
+        else f"in this process ({settings.api_validation_workers} at once)"
+    )
+    limits = "in Redis, shared by replicas" if redis_url(settings) else "per process"
+    print(f"sixnimmt api: validations {checks}; rate limits {limits}", file=sys.stderr)
     try:
         app = create_app(engine, settings)
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
