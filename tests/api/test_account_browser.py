@@ -1,9 +1,9 @@
-"""A participant in a real chromium (Debian's, driven by Playwright, as tests/dashboard does): signs
-in with a key at the API's ``/account`` pages, uploads a bot from the form, watches its validation
-reach valid (the page follows it by itself), activates it, and, once the competition it entered
-has played a round, sees it in the season's standings on the dashboard's public competition page
-and its rank on its own page. No page logs an error (the pages' content security policy forbids
-inline code) or raises an alert."""
+"""A participant in a real chromium (Debian's, driven by Playwright, as tests/dashboard does):
+signs in with a key at the API's ``/account`` pages, enters a competition with its button,
+uploads a bot from the form, watches its validation reach valid (the page follows it by itself),
+activates it, and, once the competition has played a round, sees it in the season's standings on
+the dashboard's public competition page and its rank on its own page. No page logs an error (the
+pages' content security policy forbids inline code) or raises an alert."""
 
 from __future__ import annotations
 
@@ -115,7 +115,6 @@ def test_sign_in_upload_watch_validation_activate_and_see_the_standings(tmp_path
         )
         _bob_plays_lowest(engine)
         competition.enter(engine, "cup", _account_id(engine, "bob"))
-        competition.enter(engine, "cup", _account_id(engine, "alice"))
 
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -143,6 +142,10 @@ def test_sign_in_upload_watch_validation_activate_and_see_the_standings(tmp_path
             cookie["httpOnly"] and cookie["sameSite"] == "Strict" and api.keys["alice"] not in cookie["value"]
         )
         assert page.evaluate("document.cookie") == ""
+
+        # Entering the competition with its button.
+        page.locator('#competitions tr[data-competition="cup"] button.enter').click()
+        page.wait_for_selector('#competitions tr[data-competition="cup"] .entered')
 
         # Uploading a bot from the form; its page follows the validation until it ends.
         page.click("#nav-upload")
