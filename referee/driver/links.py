@@ -36,6 +36,7 @@ class SeatStats:
     bank_seconds: float = 0.0
     forfeited: bool = False
     finished: bool = False
+    """Set by :meth:`EntrantLink.finish` (which counts the link's seats still playing) only."""
     reasons: dict[tuple[FaultKind, str], int] = field(default_factory=dict)
     """(kind, reason) → count, bounded (see :func:`referee.faults.add_reason`)."""
     total_faults: int = field(default=0, init=False)
@@ -164,6 +165,9 @@ class EntrantLink:
         self.ever_connected = False
         self.lost: FaultKind | None = None
         self.seats: dict[tuple[str, int], SeatStats] = {}
+        self.playing = 0
+        """Seats of :attr:`seats` not finished (:meth:`finish` is what finishes one): :attr:`live`
+        without a scan of every seat, which made finishing the matches of a link quadratic."""
         self.games: dict[tuple[str, int], GameInfo] = {}
         self.pending: dict[int, Request] = {}
         self.expired: set[int] = set()
@@ -279,14 +283,19 @@ class EntrantLink:
     @property
     def live(self) -> bool:
         """Whether any seat of this link is still playing."""
-        return any(not stats.finished for stats in self.seats.values())
+        return self.playing > 0
 
     # -- the driver side ------------------------------------------------------------------
 
     def register(self, info: GameInfo, stats: SeatStats) -> None:
         """A seat of a new match belongs to this link."""
         key = (info.match_id, info.seat)
+        old = self.seats.get(key)
+        if old is not None and not old.finished:
+            self.playing -= 1
         self.seats[key] = stats
+        if not stats.finished:
+            self.playing += 1
         self.games[key] = info
         if self.outbox is not None:
             self.outbox.push_start(info)
@@ -355,7 +364,10 @@ class EntrantLink:
     def finish(self, match_id: str, seat: int, outcome: Outcome) -> None:
         """A seat's game is over."""
         key = (match_id, seat)
-        self.seats[key].finished = True
+        stats = self.seats[key]
+        if not stats.finished:
+            stats.finished = True
+            self.playing -= 1
         if self.outbox is not None:
             self.outbox.push_over(match_id, seat, outcome)
         if not self.live and self.outbox is not None:
