@@ -30,6 +30,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from referee.rules.registry import find_variant, make_variant
+from referee.settings import load as load_settings
 from workers import league as leagues
 from workers.bots import competitions as entries
 from workers.bots.competitions import FrozenError
@@ -129,7 +130,10 @@ def touch(engine: Engine, name: str, *, now: dt.datetime | None = None) -> repo.
 def sync(engine: Engine, found: repo.Competition) -> dict[str, Any]:
     """Make the season's entrants the entered accounts' active versions: create the ladder once
     there are enough, add new ones, make the deactivated inactive and the reactivated active
-    again. Returns what changed (``added``, ``inactive``, ``created``)."""
+    again. A valid submission made for the competition since the last sync makes its version
+    active first, if the account has room (the competition's active versions per account, the
+    platform's). Returns what changed (``added``, ``inactive``, ``created``)."""
+    activate_submitted(engine, found)
     versions = entrant_versions(engine, found)
     if found.season_league_id is None:
         if len(versions) < found.table_size:
@@ -171,6 +175,25 @@ def sync(engine: Engine, found: repo.Competition) -> dict[str, Any]:
         "added": [names[p] for p in added],
         "inactive": [names[p] for p in inactive],
     }
+
+
+def activate_submitted(engine: Engine, found: repo.Competition) -> list[str]:
+    """Make active the versions of the valid submissions for the competition that finished since
+    its last sync, where the account has room; returns their labels. A version deactivated after
+    that is left inactive: each submission is looked at once."""
+    now = _now()
+    made = []
+    most = load_settings().api_active_per_account
+    for account_id, label in repo.valid_submissions_between(engine, found.id, found.synced_at, now):
+        if repo.active_count(engine, account_id, found.variant) >= found.active_per_account:
+            continue
+        try:
+            if repo.set_active(engine, account_id, label, True, max_active=most)["changed"]:
+                made.append(label)
+        except (repo.ConflictError, repo.NotFoundError):  # past the platform's limit, retired
+            continue
+    repo.update_competition(engine, found.id, synced_at=now)
+    return made
 
 
 def entrant_versions(engine: Engine, found: repo.Competition) -> list[repo.BotVersion]:

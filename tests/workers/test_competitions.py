@@ -377,3 +377,36 @@ def test_the_organisers_commands_on_the_local_pool(tmp_path: Path) -> None:
     ):  # fmt: skip
         failed = sixnimmt(url, *args)
         assert (failed.returncode, failed.stderr) == (2, message)
+
+
+def submit_valid(engine: Engine, account: str, name: str, reference: str, competition_id: int) -> str:
+    """A submission for the competition, validated: its version is stored, owned by ``account``."""
+    new = reference_version("classic", reference)
+    sid = repo.add_submission(
+        engine, aid(engine, account), "k1", name, "classic", sha256=new.sha256, entry_point=new.entry_point
+    )
+    repo.set_submission_competition(engine, sid, competition_id)
+    made = repo.finish_submission(engine, sid, new=dataclasses.replace(new, bot=name), report={"ok": True})
+    assert made["status"] == "valid", made
+    return str(made["version"])
+
+
+def test_a_valid_submission_for_a_competition_is_made_active_once(tmp_path: Path) -> None:
+    with migrated_store("sqlite", tmp_path, "unused") as store:
+        found = make(store, "sub", active_per_account=1)
+        for who in ("ana", "bo"):
+            accounts.create_account(store, who)
+            entries.check_submission(store, "sub", aid(store, who), "classic")
+        first = submit_valid(store, "ana", "ana-one", "lowest", found.id)
+        submit_valid(store, "bo", "bo-one", "highest", found.id)
+        competition.touch(store, "sub")
+        assert repo.find_league(store, "sub-season"), "two active versions: the season starts"
+        assert sorted(competition.status(store, "sub")["entrants"]) == [first, "bo-one@1"]
+        # A second valid submission: ana has no room (one active version here); it stays inactive.
+        second = submit_valid(store, "ana", "ana-two", "heuristic", found.id)
+        competition.touch(store, "sub")
+        assert second not in competition.status(store, "sub")["entrants"]
+        # ana deactivates her first: it is not made active again at the next sync.
+        activate(store, "ana", first, False)
+        competition.touch(store, "sub")
+        assert competition.status(store, "sub")["entrants"] == ["bo-one@1"]

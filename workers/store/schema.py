@@ -318,6 +318,9 @@ competitions = Table(
     Column("final_league_id", ForeignKey("leagues.id")),
     _created(),
     Column("closed_at", DateTime(timezone=True)),
+    # When its season's entrants were last synced: valid submissions for it that finished since
+    # are made active (within its limits) at the next sync.
+    Column("synced_at", DateTime(timezone=True)),
 )
 """A competition that participant accounts enter: a season ladder of their active versions, then a
 final among its top entrants (workers.competition; migration 0012)."""

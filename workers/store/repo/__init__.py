@@ -85,6 +85,7 @@ from workers.store.repo.competitions import (
     list_competitions,
     set_submission_competition,
     update_competition,
+    valid_submissions_between,
 )
 from workers.store.repo.human import (
     HumanMatch,
@@ -228,5 +229,6 @@ __all__ = [
     "transcript",
     "unmark_queued",
     "update_competition",
+    "valid_submissions_between",
     "waits",
 ]

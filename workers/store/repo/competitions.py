@@ -57,6 +57,7 @@ class Competition:
     final_league_id: int | None
     created_at: dt.datetime | None
     closed_at: dt.datetime | None
+    synced_at: dt.datetime | None = None
 
     def ended(self, now: dt.datetime | None = None) -> bool:
         """Whether its season is over: closed, or past its end."""
@@ -103,6 +104,7 @@ def _competition(row: Any) -> Competition:
         row.final_league_id,
         _aware(row.created_at),
         _aware(row.closed_at),
+        _aware(row.synced_at),
     )
 
 
@@ -328,6 +330,28 @@ def entrant_versions(engine: Engine, found: Competition) -> list[tuple[BotVersio
             .order_by(active_versions.c.created_at, bot_versions.c.id)
         ).all()
     return [(_version(r, r.name), int(r.account_id)) for r in rows]
+
+
+def valid_submissions_between(
+    engine: Engine, competition_id: int, since: dt.datetime | None, until: dt.datetime
+) -> list[tuple[int, str]]:
+    """The valid submissions made for a competition that finished after ``since`` (``None``: any)
+    and by ``until``, first finished first: each as (account id, ``NAME@N`` of its version)."""
+    query = (
+        select(submissions.c.account_id, bots.c.name, bot_versions.c.version)
+        .join(bot_versions, bot_versions.c.id == submissions.c.bot_version_id)
+        .join(bots, bots.c.id == bot_versions.c.bot_id)
+        .where(
+            submissions.c.competition_id == competition_id,
+            submissions.c.status == "valid",
+            submissions.c.finished_at <= until,
+        )
+        .order_by(submissions.c.finished_at, submissions.c.id)
+    )
+    if since is not None:
+        query = query.where(submissions.c.finished_at > since)
+    with engine.connect() as conn:
+        return [(int(r.account_id), f"{r.name}@{r.version}") for r in conn.execute(query)]
 
 
 def is_active(engine: Engine, version_id: int) -> bool:

@@ -47,6 +47,7 @@ def upgrade() -> None:
         sa.Column("final_league_id", sa.Integer(), nullable=True),
         _created(),
         sa.Column("closed_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("synced_at", sa.DateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(
             ["season_league_id"], ["leagues.id"], name="fk_competitions_season_league_id_leagues"
         ),
