@@ -1316,11 +1316,6 @@ def start_to_wire(
     out.seat_names.extend(seat_names)
 
 
-_last_start: tuple[str, str, Any, Sequence[str], bytes, bytes, bytes] | None = None
-"""The shared parts of the last match's game start (its seats start one after another):
-(match id, variant, config, names, their encoded fields 1, 3–4 and 6)."""
-
-
 def start_bytes(
     match_id: str,
     seat: int,
@@ -1330,34 +1325,21 @@ def start_bytes(
     seat_names: Sequence[str],
 ) -> bytes:
     """The bytes of the ``GameStart`` :func:`start_to_wire` writes (its ``SerializeToString()``);
-    the parts every seat of a match shares are encoded once."""
-    global _last_start
-    last = _last_start  # once: a referee on another thread may replace it meanwhile
-    if (
-        last is None
-        or last[0] != match_id
-        or last[1] != variant
-        or last[2] is not config
-        or last[3] != seat_names
-    ):
-        data = json.dumps(config, sort_keys=True)
-        last = _last_start = (
-            match_id,
-            variant,
-            config,
-            tuple(seat_names),
-            _string(b"\x0a", match_id) if match_id else b"",
-            (_string(b"\x1a", variant) if variant else b"") + (_string(b"\x22", data) if data else b""),
-            b"".join([_string(b"\x32", name) for name in seat_names]),
-        )
+    the config's JSON encoded once for every start of the same config object (a driver hands
+    every match of the same config one object: ``referee.driver.match``)."""
+    global _last_config
+    last = _last_config  # once: a referee on another thread may replace it meanwhile
+    if last[0] is not config:
+        last = _last_config = (config, json.dumps(config, sort_keys=True))
     return b"".join(
-        (
-            last[4],
+        [
+            _string(b"\x0a", match_id) if match_id else b"",
             b"\x10" + varint(seat) if seat else b"",
-            last[5],
+            _string(b"\x1a", variant) if variant else b"",
+            _string(b"\x22", last[1]) if last[1] else b"",
             b"\x28" + varint(seat_seed) if seat_seed else b"",
-            last[6],
-        )
+            *[_string(b"\x32", name) for name in seat_names],
+        ]
     )
 
 
