@@ -140,7 +140,8 @@ def test_secrets_are_referenced_per_key_and_documented(render: str) -> None:
                 assert re.fullmatch(rf"{dk.SECRET}(-[a-z0-9]{{10}})?", ref["name"])
                 referenced.add(ref["key"])
     assert referenced == {
-        "database-url", "dashboard-database-url", "broker-url", "admin-token", "dashboard-operator-token"
+        "database-url", "dashboard-database-url", "broker-url", "admin-token", "dashboard-operator-token",
+        "api-session-secret",
     }  # fmt: skip
     secrets = [o for o in objs if o["kind"] == "Secret" and o["metadata"]["name"].startswith(dk.SECRET)]
     if render == "dev":
