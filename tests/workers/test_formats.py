@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import time
 import tracemalloc
 from collections import Counter
 from collections.abc import Sequence
@@ -124,15 +123,13 @@ def test_where_no_design_keeps_pairs_within_one_it_stays_within_two() -> None:
     assert set(per_bot(13, partly.tables).values()) == {12}
 
 
-def test_a_thousand_bots_plan_fast_in_little_memory_and_no_pair_meets_twice() -> None:
+def test_a_thousand_bots_plan_in_little_memory_and_no_pair_meets_twice() -> None:
+    # How fast is plan.sampled.1000.s's to say (make bench): a timed assertion fails on a loaded machine.
     tracemalloc.start()
-    started = time.perf_counter()
     blocks = plan_league("sampled", 1000, 4, 1, seed=1, per_bot=12)
-    took = time.perf_counter() - started
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert len(blocks) == 3000
-    assert took < 10, f"{took:.1f} s (traced); the benchmark's goal is 5 s untraced"
     assert peak < 200 * 2**20, f"{peak / 2**20:.0f} MiB"
     info = formats.balance(1000, [b.entrants for b in blocks])
     assert info["tables_per_bot"] == {"min": 12, "max": 12}
