@@ -46,7 +46,7 @@ from api.app import ApiError
 from referee.rules.registry import VARIANTS
 from referee.settings import Settings
 from workers.bots import accounts, competitions
-from workers.play.faults import parse_detail
+from workers.play.faults import describe_exit, parse_detail
 from workers.store import repo
 from workers.store.schema import api_keys, bot_accounts
 
@@ -483,9 +483,12 @@ def add_pages(app: FastAPI, engine: Engine, settings: Settings) -> Sessions:
         who = session.caller
         faults = await run_in_threadpool(repo.owned_faults, engine, who.account_id, ref)
         for seat in faults:
-            seat["detail"] = (
-                parse_detail(seat["detail"]) if isinstance(seat["detail"], str) else seat["detail"]
-            )
+            if isinstance(seat["detail"], str):
+                seat["detail"] = parse_detail(seat["detail"])
+            stored = (seat["detail"] or {}).get("exit")
+            seat["exit"] = None
+            if isinstance(stored, dict):
+                seat["exit"] = {"how": describe_exit(stored), "stderr": str(stored.get("stderr") or "")}
         mine = await run_in_threadpool(repo.owned_versions, engine, who.account_id)
         shown = next((v for v in mine if v["version"] == ref), None)
         if shown is None:

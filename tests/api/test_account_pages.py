@@ -291,3 +291,64 @@ def test_entering_a_competition_and_its_limits_from_the_pages(tmp_path: Path) ->
         (made,) = api.client("alice").get("/v1/submissions")  # nothing stored for the second
         assert made["bot"] == "a"
         assert web.post("/account/enter", {"csrf": csrf, "competition": "nothing"}).status == 404
+
+
+def test_the_owner_reads_a_versions_league_faults_and_stderr_and_nobody_else(tmp_path: Path) -> None:
+    import json
+
+    from apikit import wait_valid
+
+    from workers.bots.submit import store_reference
+    from workers.store import repo
+
+    marker = "STDERR-OF-ALICE-6c1f"
+    with site(tmp_path) as api:
+        alice = api.client("alice")
+        sent = alice.post("/v1/submissions", query={"name": "cautious"}, body=pack_archive(GOOD_BOT))
+        wait_valid(alice, sent["id"])
+        mine = repo.find_version(api.engine, "cautious@1")
+        other = store_reference(api.engine, "classic", "random")
+        league_id = repo.create_league(
+            api.engine, "cup", variant="classic", config={}, seed=1, format="round-robin",
+            table_size=2, deals=1, entrants=[mine, other], planned=[(0, 11, [0, 1])],
+        )  # fmt: skip
+        block = repo.blocks_of(api.engine, league_id)[0]
+        detail = json.dumps(
+            {
+                "faults": [{"kind": "timeout", "reason": "no answer in 2000 ms", "count": 1}],
+                "exit": {"status": 1, "signal": None, "limit": None, "stderr": f"Traceback: {marker}"},
+            }
+        )
+        seats = [
+            repo.SeatRecord(0, 0, mine.id, 70, 2, {"timeout": 1}, 1, False, 10, detail),
+            repo.SeatRecord(1, 1, other.id, 20, 1, {}, 0, False, 10, None),
+        ]
+        played = repo.MatchRecordRow(
+            0, 11, "sha256:" + "0" * 64, "finished", seats, {"seed": 11, "events": []}
+        )
+        assert repo.record_block(api.engine, block.id, [played])
+
+        web = Web(api.url)
+        web.sign_in(api.keys["alice"])
+        page = web.get("/account/versions/cautious%401")
+        assert page.status == 200
+        assert (
+            marker in page.body
+            and "no answer in 2000 ms" in page.body
+            and "exited with status 1" in page.body
+        )
+        match_id = hidden_match(page.body)
+        assert json.loads(web.get(f"/account/matches/{match_id}/transcript").body)["seed"] == 11
+        bob = Web(api.url)
+        bob.sign_in(api.keys["bob"])
+        for path in ("/account/versions/cautious%401", f"/account/matches/{match_id}/transcript"):
+            answer = bob.get(path)
+            assert answer.status == 404 and marker not in answer.body, path
+
+
+def hidden_match(body: str) -> int:
+    import re
+
+    found = re.search(r'data-match="(\d+)"', body)
+    assert found, "no match on the page"
+    return int(found.group(1))
