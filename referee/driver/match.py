@@ -371,7 +371,7 @@ class MatchDriver:
                     stats.think_seconds += took
                     decided(variant, took)
                     stats.decisions += 1
-                    actions[seat] = value  # type: ignore[assignment]
+                    actions[seat] = value
                 else:
                     actions[seat] = self._settle(seat, request_id, decision, value, took)
             asked.clear()
