@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from workers.store.engine import one_statement
 from workers.store.repo.blocks import _is_claim, get_block
 from workers.store.repo.common import NotFoundError, _now
 from workers.store.schema import FAULT_COLUMNS, blocks, matches, ratings, seat_results, transcripts
@@ -66,6 +67,8 @@ def record_block(
     if claim is not None:
         # Another claim that took the block over (after this one's lease expired) plays it.
         done = done.where((blocks.c.status != "running") | _is_claim(claim))
+    if engine.dialect.name == "postgresql":
+        return _record_in_one_statement(engine, block_id, played, claim)
     try:
         with engine.begin() as conn:
             # The block marked stored first, its row locked until the results below commit with
@@ -112,6 +115,97 @@ def record_block(
             return False
         raise
     return True
+
+
+_SEAT_COLUMNS = (
+    ("seat", "int"),
+    ("position", "int"),
+    ("bot_version_id", "int"),
+    ("score", "int"),
+    ("rank", "int"),
+    ("defaulted", "int"),
+    ("forfeited", "boolean"),
+    ("think_ms", "int"),
+    *((column, "int") for column in FAULT_COLUMNS.values()),
+    ("fault_detail", "text"),
+)
+"""A seat result's columns but its match's id, with their PostgreSQL types (the arrays' elements)."""
+
+
+def _unnest(prefix: str, columns: Sequence[tuple[str, str]]) -> str:
+    """Rows from one array parameter per column, numbered in their order (``n``)."""
+    arrays = ", ".join(f"%({prefix}{name})s::{kind}[]" for name, kind in columns)
+    names = ", ".join(name for name, _ in columns)
+    return f"unnest({arrays}) WITH ORDINALITY AS {prefix}({names}, n)"
+
+
+_MATCH_COLUMNS = (("rotation", "int"), ("seed", "bigint"), ("digest", "text"), ("termination", "text"))
+
+_RECORD_SQL = f"""
+WITH done AS (
+    UPDATE blocks SET status = 'done', finished_at = %(now)s, error = NULL, lease_until = NULL
+    WHERE id = %(block)s AND status <> 'done'
+      AND (%(any_claim)s OR status <> 'running' OR (claimed_by = %(worker)s AND attempts = %(attempt)s))
+    RETURNING id
+), m AS (
+    INSERT INTO matches (block_id, rotation, seed, digest, termination)
+    SELECT done.id, m_.rotation, m_.seed, m_.digest, m_.termination
+    FROM done, {_unnest("m_", _MATCH_COLUMNS)}
+    ORDER BY m_.n
+    RETURNING id, rotation
+), s AS (
+    INSERT INTO seat_results (match_id, {", ".join(name for name, _ in _SEAT_COLUMNS)})
+    SELECT m.id, {", ".join("s_." + name for name, _ in _SEAT_COLUMNS)}
+    FROM m JOIN {_unnest("s_", [("rotation", "int"), *_SEAT_COLUMNS])} ON s_.rotation = m.rotation
+), t AS (
+    INSERT INTO transcripts (match_id, body)
+    SELECT m.id, t_.body FROM m JOIN {_unnest("t_", [("rotation", "int"), ("body", "text")])}
+      ON t_.rotation = m.rotation
+)
+SELECT count(*) FROM done
+"""
+"""A block's results on PostgreSQL in one statement: the block marked stored under the same checks
+as :func:`record_block`'s ``UPDATE`` (not stored yet; the claim, if any, still the block's), and
+its matches, seat results and transcripts inserted only if it was (data-modifying ``WITH``
+queries, one snapshot, all or nothing). The matches take their ids in the order they are given
+(``ORDER BY`` their place), as the inserts of several rows did. The rows are passed as arrays, one
+per column, so the text is the same for every block and psycopg prepares it once per connection."""
+
+
+def _record_in_one_statement(
+    engine: Engine, block_id: int, played: Sequence[MatchRecordRow], claim: tuple[str, int] | None
+) -> bool:
+    """:func:`record_block` on PostgreSQL: one statement, one round trip, no ``BEGIN`` and
+    ``COMMIT`` (a statement alone is atomic). Six round trips before (docs/capacity.md)."""
+    rows = [(match, seat) for match in played for seat in match.seats]
+    seat_rows = [_seat_row(0, seat) for _, seat in rows]
+    params: dict[str, Any] = {
+        "now": _now(),
+        "block": block_id,
+        "any_claim": claim is None,
+        "worker": claim[0] if claim is not None else "",
+        "attempt": claim[1] if claim is not None else 0,
+        "m_rotation": [m.rotation for m in played],
+        "m_seed": [m.seed for m in played],
+        "m_digest": [m.digest for m in played],
+        "m_termination": [m.termination for m in played],
+        "s_rotation": [match.rotation for match, _ in rows],
+        **{f"s_{name}": [row[name] for row in seat_rows] for name, _ in _SEAT_COLUMNS},
+        "t_rotation": [m.rotation for m in played],
+        "t_body": [json.dumps(m.transcript, sort_keys=True) for m in played],
+    }
+    try:
+        with one_statement(engine) as conn:
+            stored = int(conn.exec_driver_sql(_RECORD_SQL, params).scalar_one())
+            missing = not stored and conn.execute(select(blocks.c.id).where(blocks.c.id == block_id)).first()
+            if missing is None:
+                raise NotFoundError(f"no block {block_id}")
+    except IntegrityError:
+        # As record_block: another delivery of the same block won the race, its results stand.
+        if get_block(engine, block_id).status == "done":
+            return False
+        raise
+    return stored == 1
 
 
 def _seat_row(match_id: int, seat: SeatRecord) -> dict[str, Any]:
