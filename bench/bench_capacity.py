@@ -6,8 +6,8 @@ up on the spot and no bots or referee: accept the message (``workers.queue.messa
 store's id, the block, the league's phase), look for pending blocks beside it
 (``repo.pending_blocks_beside``, what a warm worker does with each message), claim the block under a
 lease (``repo.claim_block``), read its league (``repo.league_by_id``), renew the lease once
-(``repo.renew_lease``), store four made-up matches (``repo.record_block``: matches, seat results,
-transcripts, one transaction), look at the league's stored table
+(``repo.renew_lease``), store four made-up matches (``repo.record_block``: the block marked stored,
+its matches, seat results and transcripts, one statement on PostgreSQL), look at the league's stored table
 (``workers.store.standings.block_stored``: a look at most every ``SIXNIMMT_STANDINGS_EVERY_S`` per
 process, skipped while another process has the league's turn) and advance the league
 (``workers.queue.reconcile.advance``). Each worker takes every N-th block of a league of 2,000
