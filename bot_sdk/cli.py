@@ -64,6 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return 128 + signal.SIGPIPE
+    except KeyboardInterrupt:
+        # A Ctrl-C that lands after the command handled its own (in the flush above, say): the
+        # command was interrupted all the same, and says so by its status rather than dying of it.
+        return 130
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -200,10 +200,12 @@ def test_following_without_a_worker_says_so_and_ctrl_c_stops_at_once(
     follow.send_signal(signal.SIGINT)
     out, err = follow.communicate(timeout=30)
     assert time.monotonic() - interrupted < 5
-    assert follow.returncode == 130, err
+    # 130; or, seldom, killed by the SIGINT itself (-2) when it lands once the command has returned
+    # (in the interpreter's exit), after it said what it did: a Ctrl-C's status either way.
+    assert follow.returncode in (130, -signal.SIGINT), err
     assert "stopped following league nobody: the workers go on" in said_first + err
     assert "Traceback" not in err
-    assert "no results stored yet" in out
+    assert follow.returncode != 130 or "no results stored yet" in out
     assert _phase(engine, league) == "started"
 
 
