@@ -194,3 +194,42 @@ def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
         )
     )
     return cert_path, key_path
+
+
+REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
+REDIS_DBS = range(15, 0, -1)
+"""The Redis databases tests may borrow, under the same lock files as tests/workers (never 0)."""
+
+
+@contextlib.contextmanager
+def borrowed_redis() -> Iterator[str]:
+    """The URL of a Redis database no other test uses meanwhile (a lock file reserves it), flushed
+    before and after; skips the test when Redis does not answer."""
+    import fcntl
+    import tempfile
+
+    import pytest
+    import redis
+
+    try:
+        redis.Redis(host=REDIS_HOST, port=REDIS_PORT, socket_timeout=5).ping()
+    except Exception as exc:
+        pytest.skip(f"Redis at {REDIS_HOST}:{REDIS_PORT} is not reachable: {exc}")
+    for db in REDIS_DBS:
+        handle = open(Path(tempfile.gettempdir()) / f"sixnimmt-test-redis-{db}.lock", "w")  # noqa: SIM115
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            continue
+        client = redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=db, socket_timeout=10)
+        try:
+            client.flushdb()
+            yield f"redis://{REDIS_HOST}:{REDIS_PORT}/{db}"
+            client.flushdb()
+        finally:
+            client.close()
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
+        return
+    pytest.fail(f"every Redis database in {list(REDIS_DBS)} is in use by other tests")

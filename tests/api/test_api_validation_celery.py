@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import fcntl
 import os
 import signal
 import subprocess
@@ -28,7 +27,7 @@ import psycopg
 import pytest
 from apikit import GOOD_BOT, PROJECT, site, wait_done, wait_valid
 from sqlalchemy import Engine, select, update
-from testkit import wait_for
+from testkit import borrowed_redis, wait_for
 
 from bot_sdk.client import pack_archive
 from workers.store.engine import make_engine
@@ -36,40 +35,15 @@ from workers.store.migrate import upgrade
 from workers.store.schema import submissions
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
-REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
-REDIS_DBS = range(15, 0, -1)
-"""The Redis databases tests may borrow, under the same lock files as tests/workers (never 0)."""
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
 def redis_url() -> Iterator[str]:
-    """A Redis database no other test uses meanwhile (a lock file reserves it), flushed before and after."""
-    import redis
-
-    try:
-        redis.Redis(host=REDIS_HOST, port=REDIS_PORT, socket_timeout=5).ping()
-    except Exception as exc:
-        pytest.skip(f"Redis at {REDIS_HOST}:{REDIS_PORT} is not reachable: {exc}")
-    for db in REDIS_DBS:
-        handle = open(Path(tempfile.gettempdir()) / f"sixnimmt-test-redis-{db}.lock", "w")  # noqa: SIM115
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.close()
-            continue
-        client = redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=db, socket_timeout=10)
-        try:
-            client.flushdb()
-            yield f"redis://{REDIS_HOST}:{REDIS_PORT}/{db}"
-            client.flushdb()
-        finally:
-            client.close()
-            fcntl.flock(handle, fcntl.LOCK_UN)
-            handle.close()
-        return
-    pytest.fail(f"every Redis database in {list(REDIS_DBS)} is in use by other tests")
+    """A Redis database no other test uses meanwhile (testkit.borrowed_redis)."""
+    with borrowed_redis() as url:
+        yield url
 
 
 @pytest.fixture
