@@ -94,3 +94,35 @@ def wait_valid(client: Client, submission: int) -> dict[str, Any]:
     found = wait_done(client, submission)
     assert found["status"] == "valid", found
     return found
+
+
+def one_league_match(
+    engine: Engine, mine_ref: str, transcript: dict[str, Any], *, detail: str | None = None
+) -> int:
+    """The id of a league ``cup`` of ``mine_ref`` against the reference random bot, its one match stored: the
+    version scores 70 with a timeout (``detail`` its stored fault detail), the random bot 20."""
+    from workers.bots.submit import store_reference
+    from workers.store import repo
+
+    mine = repo.find_version(engine, mine_ref)
+    other = store_reference(engine, "classic", "random")
+    league_id = repo.create_league(
+        engine,
+        "cup",
+        variant="classic",
+        config={},
+        seed=1,
+        format="round-robin",
+        table_size=2,
+        deals=1,
+        entrants=[mine, other],
+        planned=[(0, 11, [0, 1])],
+    )
+    block = repo.blocks_of(engine, league_id)[0]
+    seats = [
+        repo.SeatRecord(0, 0, mine.id, 70, 2, {"timeout": 1}, 1, False, 10, detail),
+        repo.SeatRecord(1, 1, other.id, 20, 1, {}, 0, False, 10, None),
+    ]
+    played = repo.MatchRecordRow(0, 11, "sha256:" + "0" * 64, "finished", seats, transcript)
+    assert repo.record_block(engine, block.id, [played])
+    return league_id

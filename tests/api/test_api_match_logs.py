@@ -9,12 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from apikit import GOOD_BOT, OUTSIDE_TREE, site, wait_valid
+from apikit import GOOD_BOT, OUTSIDE_TREE, one_league_match, site, wait_valid
 from sqlalchemy import select
 
 from bot_sdk.client import pack_archive
-from workers.bots.submit import store_reference
-from workers.store import repo
 from workers.store.schema import matches
 
 
@@ -35,25 +33,6 @@ def test_bot_logs_of_a_match_of_ones_own_version(tmp_path: Path) -> None:
         alice = api.client("alice")
         sent = alice.post("/v1/submissions", query={"name": "cautious"}, body=pack_archive(GOOD_BOT))
         wait_valid(alice, sent["id"])
-        mine = repo.find_version(api.engine, "cautious@1")
-        other = store_reference(api.engine, "classic", "random")
-        league_id = repo.create_league(
-            api.engine,
-            "cup",
-            variant="classic",
-            config={},
-            seed=1,
-            format="round-robin",
-            table_size=2,
-            deals=1,
-            entrants=[mine, other],
-            planned=[(0, 11, [0, 1])],
-        )
-        block = repo.blocks_of(api.engine, league_id)[0]
-        seats = [
-            repo.SeatRecord(0, 0, mine.id, 70, 2, {"timeout": 1}, 1, False, 10, None),
-            repo.SeatRecord(1, 1, other.id, 20, 1, {}, 0, False, 10, None),
-        ]
         transcript = {
             "seed": 11,
             "variant": "classic",
@@ -61,8 +40,7 @@ def test_bot_logs_of_a_match_of_ones_own_version(tmp_path: Path) -> None:
             "outcome": {"scores": [70, 20], "ranks": [2, 1]},
             "steps": [],
         }
-        played = repo.MatchRecordRow(0, 11, "sha256:" + "0" * 64, "finished", seats, transcript)
-        assert repo.record_block(api.engine, block.id, [played])
+        one_league_match(api.engine, "cautious@1", transcript)
         with api.engine.connect() as conn:
             match_id = conn.execute(select(matches.c.id)).scalar_one()
 

@@ -7,10 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from apikit import GOOD_BOT, site, wait_valid
+from apikit import GOOD_BOT, one_league_match, site, wait_valid
 
 from bot_sdk.client import ApiError, pack_archive
-from workers.bots.submit import store_reference
 from workers.store import repo
 
 
@@ -19,30 +18,8 @@ def test_league_faults_transcripts_ranks_and_public_standings(tmp_path: Path) ->
         alice, bob = api.client("alice"), api.client("bob")
         sent = alice.post("/v1/submissions", query={"name": "cautious"}, body=pack_archive(GOOD_BOT))
         wait_valid(alice, sent["id"])
-        mine = repo.find_version(api.engine, "cautious@1")
-        other = store_reference(api.engine, "classic", "random")
-        league_id = repo.create_league(
-            api.engine,
-            "cup",
-            variant="classic",
-            config={},
-            seed=1,
-            format="round-robin",
-            table_size=2,
-            deals=1,
-            entrants=[mine, other],
-            planned=[(0, 11, [0, 1])],
-        )
-        block = repo.blocks_of(api.engine, league_id)[0]
         detail = json.dumps({"reasons": ["timeout: no answer in 2000 ms"], "stderr": "Traceback: boom"})
-        seats = [
-            repo.SeatRecord(0, 0, mine.id, 70, 2, {"timeout": 1}, 1, False, 10, detail),
-            repo.SeatRecord(1, 1, other.id, 20, 1, {}, 0, False, 10, None),
-        ]
-        played = repo.MatchRecordRow(
-            0, 11, "sha256:" + "0" * 64, "finished", seats, {"seed": 11, "events": []}
-        )
-        assert repo.record_block(api.engine, block.id, [played])
+        league_id = one_league_match(api.engine, "cautious@1", {"seed": 11, "events": []}, detail=detail)
         rows = [
             {
                 "position": p,
