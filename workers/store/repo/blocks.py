@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Engine, or_, select, update
+from sqlalchemy import Engine, bindparam, or_, select, update
 
 from workers.store.engine import one_statement, reading
 from workers.store.repo.common import LeaseHeldError, NotFoundError, _aware, _now
@@ -35,9 +35,23 @@ class BlockRow:
         return (self.claimed_by or "", self.attempts)
 
 
+BLOCK_COLUMNS = (
+    blocks.c.id,
+    blocks.c.league_id,
+    blocks.c.number,
+    blocks.c.seed,
+    blocks.c.entrants,
+    blocks.c.status,
+    blocks.c.attempts,
+    blocks.c.claimed_by,
+    blocks.c.lease_until,
+)
+"""A :class:`BlockRow`'s columns in its fields' order: what :func:`_block` reads by position."""
+
+
 def blocks_of(engine: Engine, league_id: int, status: Sequence[str] | None = None) -> list[BlockRow]:
     """The league's blocks in number order, optionally only those with a given status."""
-    query = select(blocks).where(blocks.c.league_id == league_id).order_by(blocks.c.number)
+    query = select(*BLOCK_COLUMNS).where(blocks.c.league_id == league_id).order_by(blocks.c.number)
     if status:
         query = query.where(blocks.c.status.in_(status))
     with reading(engine) as conn:
@@ -45,26 +59,49 @@ def blocks_of(engine: Engine, league_id: int, status: Sequence[str] | None = Non
 
 
 def _block(row: Any) -> BlockRow:
+    """A row of :data:`BLOCK_COLUMNS` as a :class:`BlockRow` (by position: a worker reads about
+    140 a block, ``repo.pending_blocks_beside``'s among them)."""
+    id_, league_id, number, seed, entrants, status, attempts, claimed_by, lease_until = row
     return BlockRow(
-        row.id,
-        row.league_id,
-        row.number,
-        int(row.seed),
-        tuple(row.entrants),
-        row.status,
-        row.attempts,
-        row.claimed_by,
-        _aware(row.lease_until),
+        id_, league_id, number, int(seed), tuple(entrants), status, attempts, claimed_by, _aware(lease_until)
     )
+
+
+_GET_BLOCK = select(*BLOCK_COLUMNS).where(blocks.c.id == bindparam("block_id"))
 
 
 def get_block(engine: Engine, block_id: int) -> BlockRow:
     """A block by id."""
     with reading(engine) as conn:
-        row = conn.execute(select(blocks).where(blocks.c.id == block_id)).first()
+        row = conn.execute(_GET_BLOCK, {"block_id": block_id}).first()
     if row is None:
         raise NotFoundError(f"no block {block_id}")
     return _block(row)
+
+
+# The statements a worker makes for every block are built once, here, with their values bound at
+# each call: building a statement (its clauses, their coercions and its cache key) took about as
+# much of a worker's CPU as executing it (docs/capacity.md, fix 9).
+_CLAIM = (
+    update(blocks)
+    .where(
+        blocks.c.id == bindparam("block_id"),
+        blocks.c.status != "done",
+        ~(
+            (blocks.c.status == "running")
+            & blocks.c.lease_until.is_not(None)
+            & (blocks.c.lease_until > bindparam("now"))
+        ),
+    )
+    .values(
+        status="running",
+        claimed_by=bindparam("worker"),
+        claimed_at=bindparam("now"),
+        lease_until=bindparam("until"),
+        attempts=blocks.c.attempts + 1,
+    )
+    .returning(*BLOCK_COLUMNS)
+)
 
 
 def claim_block(engine: Engine, block_id: int, worker: str, *, lease_s: float = 60.0) -> BlockRow | None:
@@ -81,30 +118,13 @@ def claim_block(engine: Engine, block_id: int, worker: str, *, lease_s: float = 
     # which PostgreSQL re-checks under the row's lock when another claim wrote it meanwhile).
     with one_statement(engine) as conn:
         row = conn.execute(
-            update(blocks)
-            .where(
-                blocks.c.id == block_id,
-                blocks.c.status != "done",
-                ~(
-                    (blocks.c.status == "running")
-                    & blocks.c.lease_until.is_not(None)
-                    & (blocks.c.lease_until > now)
-                ),
-            )
-            .values(
-                status="running",
-                claimed_by=worker,
-                claimed_at=now,
-                lease_until=lease_until,
-                attempts=blocks.c.attempts + 1,
-            )
-            .returning(*blocks.c)
+            _CLAIM, {"block_id": block_id, "now": now, "worker": worker, "until": lease_until}
         ).first()
     if row is not None:
         return _block(row)
     # Not claimable: say why under the row's lock (or claim it, if its lease ran out since).
     with engine.begin() as conn:
-        row = conn.execute(select(blocks).where(blocks.c.id == block_id).with_for_update()).first()
+        row = conn.execute(select(*BLOCK_COLUMNS).where(blocks.c.id == block_id).with_for_update()).first()
         if row is None:
             raise NotFoundError(f"no block {block_id}")
         if row.status == "done":
@@ -141,13 +161,25 @@ def _is_claim(claim: tuple[str, int]) -> Any:
     return (blocks.c.claimed_by == worker) & (blocks.c.attempts == attempt)
 
 
+_RENEW = (
+    update(blocks)
+    .where(
+        blocks.c.id == bindparam("block_id"),
+        blocks.c.status == "running",
+        blocks.c.claimed_by == bindparam("worker"),
+        blocks.c.attempts == bindparam("attempt"),
+    )
+    .values(lease_until=bindparam("until"))
+)
+
+
 def renew_lease(engine: Engine, block_id: int, claim: tuple[str, int], *, lease_s: float) -> bool:
     """Extend the lease of ``claim`` (worker, attempt) by ``lease_s`` from now; ``False``: it is lost."""
+    worker, attempt = claim
+    until = _now() + dt.timedelta(seconds=lease_s)
     with one_statement(engine) as conn:
         done = conn.execute(
-            update(blocks)
-            .where(blocks.c.id == block_id, blocks.c.status == "running", _is_claim(claim))
-            .values(lease_until=_now() + dt.timedelta(seconds=lease_s))
+            _RENEW, {"block_id": block_id, "worker": worker, "attempt": attempt, "until": until}
         )
     return done.rowcount == 1
 
@@ -196,7 +228,7 @@ def expire_leases(engine: Engine, league_id: int) -> list[BlockRow]:
         rows = [
             _block(r)
             for r in conn.execute(
-                select(blocks)
+                select(*BLOCK_COLUMNS)
                 .where(
                     blocks.c.league_id == league_id,
                     blocks.c.status == "running",
@@ -220,15 +252,22 @@ def pending_blocks_beside(engine: Engine, block_id: int, limit: int) -> list[Blo
     number order, so the last ones' messages come last: taken from the end, a block played beside
     another is seldom one whose message a worker is about to take. One statement: the block's
     league comes from a subquery."""
-    league = select(blocks.c.league_id).where(blocks.c.id == block_id).scalar_subquery()
     with reading(engine) as conn:
-        rows = conn.execute(
-            select(blocks)
-            .where(blocks.c.league_id == league, blocks.c.status == "pending", blocks.c.id != block_id)
-            .order_by(blocks.c.number.desc())
-            .limit(limit)
-        )
+        rows = conn.execute(_BESIDE, {"block_id": block_id, "limit": limit})
         return [_block(r) for r in rows]
+
+
+_BESIDE = (
+    select(*BLOCK_COLUMNS)
+    .where(
+        blocks.c.league_id
+        == select(blocks.c.league_id).where(blocks.c.id == bindparam("block_id")).scalar_subquery(),
+        blocks.c.status == "pending",
+        blocks.c.id != bindparam("block_id"),
+    )
+    .order_by(blocks.c.number.desc())
+    .limit(bindparam("limit"))
+)
 
 
 WAITING = ("pending", "running", "failed")

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, case, func, insert, select, update
+from sqlalchemy import Engine, bindparam, case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from workers.planning.deals import deal_seed
@@ -23,7 +23,6 @@ from workers.store.repo.common import (
     _add_version,
     _aware,
     _now,
-    _version,
     check_name,
     refuse_retired,
 )
@@ -238,41 +237,75 @@ def set_stopping(engine: Engine, league_id: int, stopping: Mapping[str, Any]) ->
 
 def find_league(engine: Engine, name: str) -> League:
     """A league by name, with its entrants in position order."""
-    return _league_where(engine, leagues.c.name == name, f"no league {name!r}")
+    return _league_where(engine, _LEAGUE_BY_NAME, name, f"no league {name!r}")
 
 
-def _league_where(engine: Engine, where: Any, missing: str) -> League:
+_LEAGUE_COLUMNS = (
+    leagues.c.id,
+    leagues.c.name,
+    leagues.c.variant,
+    leagues.c.config,
+    leagues.c.seed,
+    leagues.c.format,
+    leagues.c.table_size,
+    leagues.c.deals,
+    leagues.c.seat_key,
+    leagues.c.stopping,
+    leagues.c.fresh_processes,
+    leagues.c.deal_key,
+)
+# Built once (a worker reads its block's league for every block; docs/capacity.md, fix 9).
+_LEAGUE_BY_ID = select(*_LEAGUE_COLUMNS).where(leagues.c.id == bindparam("key"))
+_LEAGUE_BY_NAME = select(*_LEAGUE_COLUMNS).where(leagues.c.name == bindparam("key"))
+_ENTRANTS = (
+    select(
+        bot_versions.c.id,
+        bots.c.name,
+        bot_versions.c.version,
+        bot_versions.c.sha256,
+        bot_versions.c.entry_point,
+        bot_versions.c.variant,
+        bot_versions.c.retired_at,
+    )
+    .join(league_entrants, league_entrants.c.bot_version_id == bot_versions.c.id)
+    .join(bots, bots.c.id == bot_versions.c.bot_id)
+    .where(league_entrants.c.league_id == bindparam("league_id"))
+    .order_by(league_entrants.c.position)
+)
+
+
+def _league_where(engine: Engine, query: Any, key: Any, missing: str) -> League:
     with reading(engine) as conn:
-        row = conn.execute(select(leagues).where(where)).first()
+        row = conn.execute(query, {"key": key}).first()
         if row is None:
             raise NotFoundError(missing)
-        versions = conn.execute(
-            select(bot_versions, bots.c.name)
-            .join(league_entrants, league_entrants.c.bot_version_id == bot_versions.c.id)
-            .join(bots, bots.c.id == bot_versions.c.bot_id)
-            .where(league_entrants.c.league_id == row.id)
-            .order_by(league_entrants.c.position)
-        ).all()
+        versions = conn.execute(_ENTRANTS, {"league_id": row.id}).all()
+    (league_id, name, variant, config, seed, form, table_size, deals, seat_key, stopping, fresh, deal_key) = (
+        row
+    )
     return League(
-        row.id,
-        row.name,
-        row.variant,
-        dict(row.config),
-        int(row.seed),
-        row.format,
-        row.table_size,
-        row.deals,
-        tuple(_version(v, v.name) for v in versions),
-        bytes(row.seat_key),
-        None if row.stopping is None else dict(row.stopping),
-        bool(row.fresh_processes),
-        None if row.deal_key is None else bytes(row.deal_key),
+        league_id,
+        name,
+        variant,
+        dict(config),
+        int(seed),
+        form,
+        table_size,
+        deals,
+        tuple(
+            BotVersion(v_id, v_name, version, sha256, entry_point, v_variant, retired is not None)
+            for v_id, v_name, version, sha256, entry_point, v_variant, retired in versions
+        ),
+        bytes(seat_key),
+        None if stopping is None else dict(stopping),
+        bool(fresh),
+        None if deal_key is None else bytes(deal_key),
     )
 
 
 def league_by_id(engine: Engine, league_id: int) -> League:
     """A league by id."""
-    return _league_where(engine, leagues.c.id == league_id, f"no league with id {league_id}")
+    return _league_where(engine, _LEAGUE_BY_ID, league_id, f"no league with id {league_id}")
 
 
 def list_leagues(engine: Engine) -> list[dict[str, Any]]:
@@ -367,38 +400,42 @@ def _phase(row: Any) -> str:
     return "finished" if row.finished_at else "started" if row.started_at else "created"
 
 
+_BLOCK_LEAGUE = (
+    select(blocks.c.league_id, leagues.c.started_at, leagues.c.finished_at)
+    .join(leagues, leagues.c.id == blocks.c.league_id)
+    .where(blocks.c.id == bindparam("block_id"))
+)
+
+
 def block_league(engine: Engine, block_id: int) -> tuple[int, str] | None:
     """The league of a block and that league's phase (:func:`league_phase`), in one statement;
     ``None``: no such block. What a worker checks of each message (workers.queue.messages)."""
     with reading(engine) as conn:
-        row = conn.execute(
-            select(blocks.c.league_id, leagues.c.started_at, leagues.c.finished_at)
-            .join(leagues, leagues.c.id == blocks.c.league_id)
-            .where(blocks.c.id == block_id)
-        ).first()
+        row = conn.execute(_BLOCK_LEAGUE, {"block_id": block_id}).first()
     return None if row is None else (int(row.league_id), _phase(row))
+
+
+_LEAGUE_PROGRESS = select(
+    leagues.c.started_at,
+    leagues.c.finished_at,
+    select(blocks.c.id)
+    .where(
+        blocks.c.league_id == bindparam("league_id"),
+        blocks.c.status.in_(WAITING),
+        blocks.c.queued_at.is_not(None),
+    )
+    .limit(1)
+    .exists()
+    .label("sent_left"),
+).where(leagues.c.id == bindparam("league_id"))
 
 
 def league_progress(engine: Engine, league_id: int) -> tuple[str, bool]:
     """The league's phase (:func:`league_phase`) and whether any of its blocks handed to the
     broker is still to be stored (``blocks_left(..., sent_only=True)``), in one statement: what
     a worker asks after each block it stores (workers.queue.reconcile.advance)."""
-    sent_left = (
-        select(blocks.c.id)
-        .where(
-            blocks.c.league_id == league_id,
-            blocks.c.status.in_(WAITING),
-            blocks.c.queued_at.is_not(None),
-        )
-        .limit(1)
-        .exists()
-    )
     with reading(engine) as conn:
-        row = conn.execute(
-            select(leagues.c.started_at, leagues.c.finished_at, sent_left.label("sent_left")).where(
-                leagues.c.id == league_id
-            )
-        ).first()
+        row = conn.execute(_LEAGUE_PROGRESS, {"league_id": league_id}).first()
     if row is None:
         raise NotFoundError(f"no league with id {league_id}")
     return _phase(row), bool(row.sent_left)

@@ -58,6 +58,8 @@ def record_block(
     With ``claim`` (worker, attempt), also ``False`` when another claim took the block over after
     this one's lease expired: that worker plays it and stores it.
     """
+    if engine.dialect.name == "postgresql":
+        return _record_in_one_statement(engine, block_id, played, claim)
     done = (
         update(blocks)
         .where(blocks.c.id == block_id, blocks.c.status != "done")
@@ -67,8 +69,6 @@ def record_block(
     if claim is not None:
         # Another claim that took the block over (after this one's lease expired) plays it.
         done = done.where((blocks.c.status != "running") | _is_claim(claim))
-    if engine.dialect.name == "postgresql":
-        return _record_in_one_statement(engine, block_id, played, claim)
     try:
         with engine.begin() as conn:
             # The block marked stored first, its row locked until the results below commit with
