@@ -149,12 +149,13 @@ def transactions(store: Engine) -> Iterator[list[str]]:
         event.remove(store, "begin", note)
 
 
-def test_a_blocks_store_calls_are_eight_statements_and_on_postgresql_no_transaction(
+def test_a_blocks_store_calls_are_seven_statements_and_on_postgresql_no_transaction(
     engine: Engine,  # noqa: F811
 ) -> None:
     """What a worker asks of the store for one block (bench/bench_capacity.py's phases): accept
     the message, the pending blocks beside it, claim, the league, renew, store, advance. 16
-    statements in 9 transactions before, then 11 in one; on PostgreSQL every statement is its own
+    statements in 9 transactions before, then 11 in one, then 8 (the results in one statement),
+    now 7 (the league and its entrants in one); on PostgreSQL every statement is its own
     transaction now (no BEGIN and COMMIT or ROLLBACK round trips), the results' included: one
     statement for the block, its matches, seat results and transcripts."""
     from workers.queue import messages
@@ -176,10 +177,10 @@ def test_a_blocks_store_calls_are_eight_statements_and_on_postgresql_no_transact
         assert repo.record_block(engine, first.id, played(first, league), claim=claim.claim)
         assert reconcile.advance(engine, league.id, sent.append).queued == {}
     if engine.dialect.name == "postgresql":
-        assert len(seen) == 8, seen
+        assert len(seen) == 7, seen
         assert begun.count("transaction") == 0, begun
     else:  # SQLite inserts the matches one by one (to return their ids in order)
-        assert len(seen) == 10 + len(played(first, league)), seen
+        assert len(seen) == 9 + len(played(first, league)), seen
     assert repo.get_block(engine, first.id).status == "done"
 
 
@@ -262,3 +263,42 @@ def test_a_claim_says_why_a_block_is_not_claimable_and_fences_the_one_before(eng
     assert repo.record_block(engine, block.id, played(block, league), claim=first.claim) is False
     assert repo.record_block(engine, block.id, played(block, league), claim=second.claim) is True
     assert repo.claim_block(engine, block.id, "w3", lease_s=60) is None
+
+
+def test_a_league_and_its_entrants_are_read_in_one_statement(engine: Engine) -> None:  # noqa: F811
+    """``league_by_id`` and ``find_league`` read the league and its entrants in one statement: the
+    entrants in position order with their versions as stored (a retired one marked so), a league
+    with no entrants read whole, and no league a NotFoundError."""
+    from test_store import version
+
+    from workers.store.schema import league_entrants
+
+    league = make_league(engine)
+    repo.add_entrants(engine, league.id, [version(engine, "late", b"late code")])
+    empty = make_league(engine, "empty")
+    with engine.begin() as conn:  # a league whose entrants are all gone (none entered yet, say)
+        conn.execute(league_entrants.delete().where(league_entrants.c.league_id == empty.id))
+    repo.set_retired(engine, "bot1", True)
+    with statements(engine) as seen:
+        by_id = repo.league_by_id(engine, league.id)
+    assert len(seen) == 1, seen
+    assert by_id == repo.find_league(engine, "l")
+    assert [(v.bot, v.version, v.retired) for v in by_id.entrants] == [
+        ("bot0", 1, False),
+        ("bot1", 1, True),
+        ("bot2", 1, False),
+        ("late", 1, False),
+    ]
+    assert [v.sha256 for v in by_id.entrants[:3]] == [v.sha256 for v in league.entrants]
+    assert (by_id.config, by_id.seed, by_id.seat_key, by_id.table_size) == (
+        {"players": 2},
+        5,
+        league.seat_key,
+        2,
+    )
+    read = repo.league_by_id(engine, empty.id)
+    assert read.entrants == () and read.name == "empty" and read.seat_key == empty.seat_key
+    with pytest.raises(repo.NotFoundError, match="no league with id 999"):
+        repo.league_by_id(engine, 999)
+    with pytest.raises(repo.NotFoundError, match="no league 'nope'"):
+        repo.find_league(engine, "nope")

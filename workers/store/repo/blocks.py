@@ -55,7 +55,7 @@ def blocks_of(engine: Engine, league_id: int, status: Sequence[str] | None = Non
     if status:
         query = query.where(blocks.c.status.in_(status))
     with reading(engine) as conn:
-        return [_block(r) for r in conn.execute(query)]
+        return [_block(r) for r in conn.execute(query).all()]
 
 
 def _block(row: Any) -> BlockRow:
@@ -253,8 +253,8 @@ def pending_blocks_beside(engine: Engine, block_id: int, limit: int) -> list[Blo
     another is seldom one whose message a worker is about to take. One statement: the block's
     league comes from a subquery."""
     with reading(engine) as conn:
-        rows = conn.execute(_BESIDE, {"block_id": block_id, "limit": limit})
-        return [_block(r) for r in rows]
+        # .all(): the driver makes the rows in one call, not one call a row.
+        return [_block(r) for r in conn.execute(_BESIDE, {"block_id": block_id, "limit": limit}).all()]
 
 
 _BESIDE = (

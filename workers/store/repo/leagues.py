@@ -9,7 +9,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, bindparam, case, func, insert, select, update
+from sqlalchemy import (
+    Engine,
+    Integer,
+    bindparam,
+    case,
+    func,
+    insert,
+    literal_column,
+    null,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from workers.planning.deals import deal_seed
@@ -254,34 +266,55 @@ _LEAGUE_COLUMNS = (
     leagues.c.fresh_processes,
     leagues.c.deal_key,
 )
-# Built once (a worker reads its block's league for every block; docs/capacity.md, fix 9).
-_LEAGUE_BY_ID = select(*_LEAGUE_COLUMNS).where(leagues.c.id == bindparam("key"))
-_LEAGUE_BY_NAME = select(*_LEAGUE_COLUMNS).where(leagues.c.name == bindparam("key"))
-_ENTRANTS = (
-    select(
-        bot_versions.c.id,
-        bots.c.name,
-        bot_versions.c.version,
-        bot_versions.c.sha256,
-        bot_versions.c.entry_point,
-        bot_versions.c.variant,
-        bot_versions.c.retired_at,
-    )
-    .join(league_entrants, league_entrants.c.bot_version_id == bot_versions.c.id)
-    .join(bots, bots.c.id == bot_versions.c.bot_id)
-    .where(league_entrants.c.league_id == bindparam("league_id"))
-    .order_by(league_entrants.c.position)
+_ENTRANT_COLUMNS = (
+    bot_versions.c.id,
+    bots.c.name,
+    bot_versions.c.version,
+    bot_versions.c.sha256,
+    bot_versions.c.entry_point,
+    bot_versions.c.variant,
+    bot_versions.c.retired_at,
 )
+
+
+def _league_and_entrants(key: Any) -> Any:
+    """The league whose id or name is ``key`` and its entrants in one statement, built once: a
+    row with the league's columns (place -1), then one per entrant with its version's (place its
+    position), each row's other columns null. A worker reads its block's league for every block:
+    two statements were two round trips (docs/capacity.md, fix 9)."""
+    league_id = select(leagues.c.id).where(key).scalar_subquery()
+    head = select(
+        literal_column("-1", Integer).label("place"),
+        *_LEAGUE_COLUMNS,
+        *(null().cast(c.type).label(f"v_{c.name}") for c in _ENTRANT_COLUMNS),
+    ).where(key)
+    rest = (
+        select(
+            league_entrants.c.position,
+            *(null().cast(c.type) for c in _LEAGUE_COLUMNS),
+            *(c.label(f"v_{c.name}") for c in _ENTRANT_COLUMNS),
+        )
+        .select_from(league_entrants)
+        .join(bot_versions, bot_versions.c.id == league_entrants.c.bot_version_id)
+        .join(bots, bots.c.id == bot_versions.c.bot_id)
+        .where(league_entrants.c.league_id == league_id)
+    )
+    union = union_all(head, rest).subquery()
+    return select(union).order_by(union.c.place)
+
+
+_LEAGUE_BY_ID = _league_and_entrants(leagues.c.id == bindparam("key"))
+_LEAGUE_BY_NAME = _league_and_entrants(leagues.c.name == bindparam("key"))
+_LEAGUE_WIDTH = len(_LEAGUE_COLUMNS)
 
 
 def _league_where(engine: Engine, query: Any, key: Any, missing: str) -> League:
     with reading(engine) as conn:
-        row = conn.execute(query, {"key": key}).first()
-        if row is None:
-            raise NotFoundError(missing)
-        versions = conn.execute(_ENTRANTS, {"league_id": row.id}).all()
+        rows = conn.execute(query, {"key": key}).all()
+    if not rows or rows[0][0] != -1:
+        raise NotFoundError(missing)
     (league_id, name, variant, config, seed, form, table_size, deals, seat_key, stopping, fresh, deal_key) = (
-        row
+        rows[0][1 : 1 + _LEAGUE_WIDTH]
     )
     return League(
         league_id,
@@ -294,7 +327,9 @@ def _league_where(engine: Engine, query: Any, key: Any, missing: str) -> League:
         deals,
         tuple(
             BotVersion(v_id, v_name, version, sha256, entry_point, v_variant, retired is not None)
-            for v_id, v_name, version, sha256, entry_point, v_variant, retired in versions
+            for v_id, v_name, version, sha256, entry_point, v_variant, retired in (
+                row[1 + _LEAGUE_WIDTH :] for row in rows[1:]
+            )
         ),
         bytes(seat_key),
         None if stopping is None else dict(stopping),
