@@ -30,6 +30,15 @@ included (the made-up results are a tenth of a millisecond of it).
 ``store.worker_cpu_ms_per_block.1`` and ``store.server_cpu_ms_per_block.1``: the same two with one
 simulated worker alone, steadier than the 64-worker figures on a busy machine.
 
+``store.pg_blocks_per_s.64`` and ``store.pg_cpu_ms_per_block.64``: what one PostgreSQL sustains when
+the workers' own CPU is elsewhere, as in a deployment: a block's statements exactly as a worker
+sends them (:func:`pgbench_script`, built from the store's own statement objects; the block's id
+from a sequence, standing in for the broker's message) run by 64 pgbench clients (C: a few
+microseconds of client CPU a statement) for the window, prepared as psycopg prepares them; blocks
+stored a second, and the CPU of the whole PostgreSQL (its backends, WAL writer, checkpointer and
+autovacuum, from ``/proc``) per block. ``--quick``: 8 clients, ``.8``. Needs ``pgbench`` (PostgreSQL's
+client package) on ``PATH``; without it these two are left out, said on stderr.
+
 ``store.reconcile_pass_s.100k``: one reconciliation pass (``workers.queue.reconcile.reconcile``, as a
 worker runs it every ``SIXNIMMT_RECONCILE_S``) over a store of 100,000 blocks (ten started leagues of
 10,000: 90% stored, 1% running under a live lease, 9% waiting with a message sent a moment ago),
@@ -56,6 +65,7 @@ import io
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -425,6 +435,221 @@ def build_store(url: str, total: int, leagues: int = 10) -> list[int]:
     return ids
 
 
+# -- the database alone: the store's statements from pgbench ---------------------------------------
+
+WORKER = "capacity@pgbench"
+"""The claim's worker name in the pgbench script (every client's: each block is claimed once)."""
+
+
+def _sql_literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, list):
+        return _sql_literal("{" + ",".join(_array_element(v) for v in value) + "}")
+    raise TypeError(f"no SQL literal for {value!r}")
+
+
+def _array_element(value: Any) -> str:
+    """An element of an array's text form: NULL, a boolean, a number, or a quoted string."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _as_pgbench(statement: Any, variables: dict[str, str]) -> str:
+    """One of the store's prebuilt statements as PostgreSQL receives it from psycopg, on one line,
+    its parameters in ``variables`` written as pgbench expressions (``:b``, ``now()``) and every
+    other one (the statement's own constants) as a literal."""
+    import re
+
+    from sqlalchemy.dialects import postgresql
+
+    # As SQLAlchemy sends it to psycopg (IN lists expanded), the variables' values made up here.
+    sent = statement.compile(dialect=postgresql.psycopg.dialect()).construct_expanded_state(
+        dict.fromkeys(variables, 0)
+    )
+
+    def param(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return variables[name] if name in variables else _sql_literal(sent.parameters[name])
+
+    return re.sub(r"%\((\w+)\)s", param, sent.statement).replace("\n", " ")
+
+
+def pgbench_script(engine: Any, league_id: int) -> str:
+    """A pgbench transaction that is one block's store work, statement for statement what a worker
+    sends (:func:`worker_main`'s phases: the message's league, the pending blocks beside it, the
+    claim, the league, the renewal, the results, ``advance``'s progress), each built from the
+    store's own statement objects; the block's id comes from a sequence first, standing in for the
+    broker's message (one statement more than a worker makes)."""
+    from workers.store.repo.blocks import _BESIDE, _CLAIM, _RENEW
+    from workers.store.repo.leagues import _BLOCK_LEAGUE, _LEAGUE_BY_ID, _LEAGUE_PROGRESS
+    from workers.store.repo.results import _RECORD_SQL, _SEAT_COLUMNS, _seat_row
+
+    league = _league(engine, league_id)
+    block = type("Block", (), {"id": 1, "entrants": tuple(range(TABLE)), "seed": 1})
+    played = made_up(block, league)
+    rows = [(match, seat) for match in played for seat in match.seats]
+    seat_rows = [_seat_row(0, seat) for _, seat in rows]
+    record = {
+        "now": "now()",
+        "block": ":b",
+        "any_claim": "false",
+        "worker": _sql_literal(WORKER),
+        "attempt": ":attempts",
+        "m_rotation": _sql_literal([m.rotation for m in played]),
+        "m_seed": _sql_literal([m.seed for m in played]),
+        "m_digest": _sql_literal([m.digest for m in played]),
+        "m_termination": _sql_literal([m.termination for m in played]),
+        "s_rotation": _sql_literal([match.rotation for match, _ in rows]),
+        **{f"s_{name}": _sql_literal([row[name] for row in seat_rows]) for name, _ in _SEAT_COLUMNS},
+        "t_rotation": _sql_literal([m.rotation for m in played]),
+        "t_body": _sql_literal([json.dumps(m.transcript, sort_keys=True) for m in played]),
+    }
+    import re
+
+    record_sql = re.sub(r"%\((\w+)\)s", lambda m: record[m.group(1)], _RECORD_SQL)
+    lines = [
+        "SELECT nextval('capacity_queue') AS b \\gset",
+        _as_pgbench(_BLOCK_LEAGUE, {"block_id": ":b"}),
+        _as_pgbench(_BESIDE, {"block_id": ":b", "limit": "128"}),
+        _as_pgbench(
+            _CLAIM,
+            {
+                "block_id": ":b",
+                "now": "now()",
+                "worker": _sql_literal(WORKER),
+                "until": "(now() + interval '60 s')",
+            },
+        )
+        + " \\gset",
+        _as_pgbench(_LEAGUE_BY_ID, {"key": str(league_id)}),
+        _as_pgbench(
+            _RENEW,
+            {
+                "block_id": ":b",
+                "worker": _sql_literal(WORKER),
+                "attempt": ":attempts",
+                "until": "(now() + interval '60 s')",
+            },
+        ),
+        " ".join(record_sql.split()),
+        _as_pgbench(_LEAGUE_PROGRESS, {"league_id": str(league_id)}),
+    ]
+    # A statement ends with ";", or with \gset (which takes its row into variables: :b, :attempts).
+    return "".join(line + "\n" if line.endswith("\\gset") else line + ";\n" for line in lines)
+
+
+def _league(engine: Any, league_id: int) -> Any:
+    from workers.store import repo
+
+    return repo.league_by_id(engine, league_id)
+
+
+def _postgres_cpu_s() -> float:
+    """CPU seconds of this machine's PostgreSQL so far: each postmaster's own and its children's
+    that ended (``/proc``: cutime, cstime), and its live children's (backends, the WAL writer, the
+    checkpointer, autovacuum)."""
+    stats: dict[int, tuple[str, int, list[str]]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            text = (entry / "stat").read_text()
+            comm = text[text.index("(") + 1 : text.rindex(")")]
+            fields = text[text.rindex(")") + 2 :].split()
+            stats[int(entry.name)] = (comm, int(fields[1]), fields)
+    total = 0
+    for _pid, (comm, parent, fields) in stats.items():
+        if comm != "postgres" and not comm.startswith("postgres"):
+            continue
+        parent_comm = stats.get(parent, ("", 0, []))[0]
+        if parent_comm.startswith("postgres"):
+            total += int(fields[11]) + int(fields[12])  # a child: its own
+        else:
+            total += sum(int(f) for f in fields[11:15])  # the postmaster: its own and ended children's
+    return total / TICK
+
+
+def store_pg_blocks_per_s(
+    url: str, clients: int, seconds: float, *, transactions: int | None = None
+) -> dict[str, Any]:
+    """What one PostgreSQL sustains: :func:`pgbench_script` from ``clients`` pgbench clients (C, a
+    few microseconds of client CPU a statement) for ``seconds`` (or ``transactions`` blocks each),
+    prepared statements as psycopg makes them; blocks stored a second, the database's CPU per
+    block, and the league they were stored in."""
+    engine = _engine(url)
+    size = clients * transactions if transactions is not None else int(3000 * seconds)
+    league_id = make_league(engine, f"pgbench-{clients}-{uuid.uuid4().hex[:6]}", size + 1000)
+    script = pgbench_script(engine, league_id)
+    with engine.begin() as conn:
+        first = conn.exec_driver_sql(
+            "SELECT min(id) FROM blocks WHERE league_id = %s", (league_id,)
+        ).scalar_one()
+        conn.exec_driver_sql("DROP SEQUENCE IF EXISTS capacity_queue")
+        conn.exec_driver_sql(f"CREATE SEQUENCE capacity_queue START {int(first)}")
+    engine.dispose()
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(__import__("tempfile").TemporaryDirectory())
+        path = Path(tmp) / "block.sql"
+        path.write_text(script)
+        cpu = _postgres_cpu_s()
+        out = subprocess.run(
+            ["pgbench", "-n", "-M", "prepared", "-c", str(clients), "-j", "2",
+             *(["-t", str(transactions)] if transactions is not None else ["-T", str(int(seconds))]),
+             "-f", str(path), _admin_dsn(url)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if out.returncode != 0:
+            raise RuntimeError(f"pgbench failed: {out.stderr.strip()[-2000:]}")
+        engine = _engine(url)
+        try:
+            with engine.connect() as conn:
+                for _ in range(200):  # the backends of pgbench's connections end after it: wait for them
+                    left = conn.exec_driver_sql(
+                        "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'"
+                    ).scalar_one()
+                    if not left:
+                        break
+                    time.sleep(0.05)
+                database_cpu = _postgres_cpu_s() - cpu
+                stored = conn.exec_driver_sql(
+                    "SELECT count(*) FROM blocks WHERE league_id = %s AND status = 'done'", (league_id,)
+                ).scalar_one()
+        finally:
+            engine.dispose()
+    processed = int(_pgbench_field(out.stdout, "number of transactions actually processed:").split("/")[0])
+    if processed != stored:
+        raise RuntimeError(f"pgbench processed {processed} blocks but {stored} are stored: {out.stdout}")
+    tps = float(_pgbench_field(out.stdout, "tps =").split()[0])
+    return {
+        "blocks_per_s": tps,
+        "cpu_ms_per_block": 1000 * database_cpu / max(1, stored),
+        "blocks": stored,
+        "league_id": league_id,
+    }
+
+
+def _pgbench_field(output: str, label: str) -> str:
+    for line in output.splitlines():
+        if line.startswith(label):
+            return line[len(label) :].strip()
+    raise RuntimeError(f"pgbench printed no {label!r}: {output}")
+
+
+def _admin_dsn(url: str) -> str:
+    """``url`` as libpq takes it (no SQLAlchemy driver name)."""
+    return "postgresql://" + url.split("://", 1)[1]
+
+
 def reconcile_pass_s(url: str, passes: int = 3) -> float:
     """The median wall time of ``passes`` reconciliation passes over the store as it is."""
     from workers.queue import reconcile
@@ -500,6 +725,23 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
             yield {
                 "name": "store.worker_cpu_ms_per_block.64",
                 "value": round(workers_cpu or 0.0, 2),
+                "unit": "ms",
+            }
+        # The database alone: the same statements from 64 pgbench clients, whose own CPU is small.
+        if shutil.which("pgbench") is None:
+            print("bench: capacity: no pgbench on PATH: store.pg_* not measured", file=sys.stderr)
+        else:
+            alone_db = store_pg_blocks_per_s(url, 64 if not quick else 8, seconds)
+            print(f"bench: capacity pgbench: {json.dumps(alone_db)}", file=sys.stderr)
+            suffix = "64" if not quick else "8"
+            yield {
+                "name": f"store.pg_blocks_per_s.{suffix}",
+                "value": round(alone_db["blocks_per_s"], 1),
+                "unit": "blocks/s",
+            }
+            yield {
+                "name": f"store.pg_cpu_ms_per_block.{suffix}",
+                "value": round(alone_db["cpu_ms_per_block"], 2),
                 "unit": "ms",
             }
         # One simulated worker alone: what a block costs each side without 64 processes on the cores.

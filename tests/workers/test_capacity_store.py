@@ -302,3 +302,92 @@ def test_a_league_and_its_entrants_are_read_in_one_statement(engine: Engine) -> 
         repo.league_by_id(engine, 999)
     with pytest.raises(repo.NotFoundError, match="no league 'nope'"):
         repo.find_league(engine, "nope")
+
+
+def _bench_capacity() -> Any:
+    """``bench/bench_capacity.py`` as a module (the bench directory is not a package)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "bench_capacity.py"
+    spec = importlib.util.spec_from_file_location("bench_capacity_under_test", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _shape(sql: str) -> str:
+    """A statement with its values taken out: parameters, pgbench variables and literals alike."""
+    import re
+
+    sql = re.sub(r"\(now\(\) \+ interval '60 s'\)|now\(\)", "?", sql)
+    sql = re.sub(r"'(?:[^']|'')*'", "?", sql)
+    sql = re.sub(r"%\(\w+\)s", "?", sql)
+    sql = re.sub(r"(?<![:\w]):[a-z_]\w*", "?", sql)  # a pgbench variable, not a ::cast
+    sql = re.sub(r"\b(?:\d+|false|true)\b", "?", sql)
+    return " ".join(sql.split()).rstrip(";").strip()
+
+
+def test_the_pgbench_script_is_a_workers_block_statement_for_statement(pg_url: str) -> None:
+    """``store.pg_blocks_per_s``'s pgbench script sends what a worker sends for a block (the same
+    seven statements in the same order, only their values written differently), and pgbench
+    running it stores each block as a worker does: claimed once, its four matches, sixteen seat
+    results and four transcripts."""
+    from sqlalchemy import func, select
+
+    from workers.store.engine import make_engine
+    from workers.store.schema import blocks, matches, seat_results, transcripts
+
+    bench = _bench_capacity()
+    store = make_engine(pg_url)
+    try:
+        league_id = bench.make_league(store, "pgbench-shape", 3)
+        script = bench.pgbench_script(store, league_id)
+        lines = script.splitlines()
+        assert lines[0] == "SELECT nextval('capacity_queue') AS b \\gset"  # the broker's part
+        block = repo.blocks_of(store, league_id)[0]
+        league = repo.league_by_id(store, league_id)
+        store_id = repo.store_id(store)  # read once per engine, before the block
+        from workers.queue import messages
+
+        with statements(store) as seen:
+            assert messages.accept(store, (block.id, league_id, store_id), {}) is not None
+            repo.pending_blocks_beside(store, block.id, limit=128)
+            claim = repo.claim_block(store, block.id, "w", lease_s=60)
+            assert claim is not None
+            repo.league_by_id(store, league_id)
+            assert repo.renew_lease(store, block.id, claim.claim, lease_s=60)
+            assert repo.record_block(store, block.id, bench.made_up(claim, league), claim=claim.claim)
+            reconcile.advance(store, league_id, lambda message: None)
+        assert len(seen) == 7
+        assert [_shape(s.removesuffix("\\gset")) for s in lines[1:]] == [_shape(s) for s in seen]
+
+        result = bench.store_pg_blocks_per_s(pg_url, 2, 0, transactions=3)
+        assert result["blocks"] == 6 and result["blocks_per_s"] > 0
+        with store.connect() as conn:
+            done = conn.execute(
+                select(blocks.c.status, blocks.c.attempts, blocks.c.claimed_by).where(
+                    blocks.c.league_id == result["league_id"], blocks.c.status == "done"
+                )
+            ).all()
+            counts = [
+                conn.execute(
+                    select(func.count())
+                    .select_from(table)
+                    .join(matches, matches.c.id == table.c.match_id)
+                    .join(blocks, blocks.c.id == matches.c.block_id)
+                    .where(blocks.c.league_id == result["league_id"])
+                ).scalar_one()
+                for table in (seat_results, transcripts)
+            ]
+            stored_matches = conn.execute(
+                select(func.count())
+                .select_from(matches)
+                .join(blocks, blocks.c.id == matches.c.block_id)
+                .where(blocks.c.league_id == result["league_id"])
+            ).scalar_one()
+        assert sorted(done) == [("done", 1, bench.WORKER)] * 6
+        assert (stored_matches, *counts) == (24, 96, 24)
+    finally:
+        store.dispose()
