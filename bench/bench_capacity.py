@@ -65,10 +65,12 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -86,10 +88,12 @@ TABLE = 4
 
 
 def _admin_url() -> str:
-    url = os.environ.get("SIXNIMMT_BENCH_DATABASE_URL", DEFAULT_DATABASE)
-    if url.startswith("postgresql+psycopg://"):
-        url = "postgresql://" + url.split("://", 1)[1]
-    return url
+    return _libpq(os.environ.get("SIXNIMMT_BENCH_DATABASE_URL", DEFAULT_DATABASE))
+
+
+def _libpq(url: str) -> str:
+    """``url`` as libpq takes it (psycopg, pgbench): no SQLAlchemy driver name."""
+    return "postgresql://" + url.split("://", 1)[1]
 
 
 def _with_database(url: str, name: str) -> str:
@@ -442,15 +446,13 @@ WORKER = "capacity@pgbench"
 
 
 def _sql_literal(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+    """A value as an SQL literal: a string or an array (its text form) quoted, NULL, a boolean or
+    a number as it is."""
+    if isinstance(value, list):
+        value = "{" + ",".join(_array_element(v) for v in value) + "}"
     if isinstance(value, str):
         return "'" + value.replace("'", "''") + "'"
-    if isinstance(value, list):
-        return _sql_literal("{" + ",".join(_array_element(v) for v in value) + "}")
-    raise TypeError(f"no SQL literal for {value!r}")
+    return _array_element(value)
 
 
 def _array_element(value: Any) -> str:
@@ -461,27 +463,32 @@ def _array_element(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
-    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    raise TypeError(f"no SQL literal for {value!r}")
+
+
+def _with_values(sql: str, values: dict[str, Any], variables: dict[str, str]) -> str:
+    """``sql``'s psycopg parameters (``%(name)s``) written in: those in ``variables`` as the pgbench
+    expressions given there (``:b``, ``now()``), the others as literals of ``values``; on one line."""
+    return re.sub(
+        r"%\((\w+)\)s",
+        lambda m: variables.get(m.group(1)) or _sql_literal(values[m.group(1)]),
+        " ".join(sql.split()),  # the statement's own whitespace only: the literals keep theirs
+    )
 
 
 def _as_pgbench(statement: Any, variables: dict[str, str]) -> str:
-    """One of the store's prebuilt statements as PostgreSQL receives it from psycopg, on one line,
-    its parameters in ``variables`` written as pgbench expressions (``:b``, ``now()``) and every
-    other one (the statement's own constants) as a literal."""
-    import re
-
+    """One of the store's prebuilt statements as PostgreSQL receives it from psycopg, its
+    parameters in ``variables`` written as pgbench expressions and every other one (the
+    statement's own constants) as a literal."""
     from sqlalchemy.dialects import postgresql
 
     # As SQLAlchemy sends it to psycopg (IN lists expanded), the variables' values made up here.
     sent = statement.compile(dialect=postgresql.psycopg.dialect()).construct_expanded_state(
         dict.fromkeys(variables, 0)
     )
-
-    def param(match: re.Match[str]) -> str:
-        name = match.group(1)
-        return variables[name] if name in variables else _sql_literal(sent.parameters[name])
-
-    return re.sub(r"%\((\w+)\)s", param, sent.statement).replace("\n", " ")
+    return _with_values(sent.statement, sent.parameters, variables)
 
 
 def pgbench_script(engine: Any, league_id: int) -> str:
@@ -490,33 +497,15 @@ def pgbench_script(engine: Any, league_id: int) -> str:
     claim, the league, the renewal, the results, ``advance``'s progress), each built from the
     store's own statement objects; the block's id comes from a sequence first, standing in for the
     broker's message (one statement more than a worker makes)."""
+    from workers.store import repo
     from workers.store.repo.blocks import _BESIDE, _CLAIM, _RENEW
     from workers.store.repo.leagues import _BLOCK_LEAGUE, _LEAGUE_BY_ID, _LEAGUE_PROGRESS
-    from workers.store.repo.results import _RECORD_SQL, _SEAT_COLUMNS, _seat_row
+    from workers.store.repo.results import _RECORD_SQL, record_params
 
-    league = _league(engine, league_id)
-    block = type("Block", (), {"id": 1, "entrants": tuple(range(TABLE)), "seed": 1})
-    played = made_up(block, league)
-    rows = [(match, seat) for match in played for seat in match.seats]
-    seat_rows = [_seat_row(0, seat) for _, seat in rows]
-    record = {
-        "now": "now()",
-        "block": ":b",
-        "any_claim": "false",
-        "worker": _sql_literal(WORKER),
-        "attempt": ":attempts",
-        "m_rotation": _sql_literal([m.rotation for m in played]),
-        "m_seed": _sql_literal([m.seed for m in played]),
-        "m_digest": _sql_literal([m.digest for m in played]),
-        "m_termination": _sql_literal([m.termination for m in played]),
-        "s_rotation": _sql_literal([match.rotation for match, _ in rows]),
-        **{f"s_{name}": _sql_literal([row[name] for row in seat_rows]) for name, _ in _SEAT_COLUMNS},
-        "t_rotation": _sql_literal([m.rotation for m in played]),
-        "t_body": _sql_literal([json.dumps(m.transcript, sort_keys=True) for m in played]),
-    }
-    import re
-
-    record_sql = re.sub(r"%\((\w+)\)s", lambda m: record[m.group(1)], _RECORD_SQL)
+    block = repo.BlockRow(1, league_id, 0, 1, tuple(range(TABLE)), "running", 1)
+    played = made_up(block, repo.league_by_id(engine, league_id))
+    claim = {"now": "now()", "block": ":b", "any_claim": "false", "worker": _sql_literal(WORKER)}
+    record_sql = _with_values(_RECORD_SQL, record_params(0, played, None), claim | {"attempt": ":attempts"})
     lines = [
         "SELECT nextval('capacity_queue') AS b \\gset",
         _as_pgbench(_BLOCK_LEAGUE, {"block_id": ":b"}),
@@ -541,17 +530,11 @@ def pgbench_script(engine: Any, league_id: int) -> str:
                 "until": "(now() + interval '60 s')",
             },
         ),
-        " ".join(record_sql.split()),
+        record_sql,
         _as_pgbench(_LEAGUE_PROGRESS, {"league_id": str(league_id)}),
     ]
     # A statement ends with ";", or with \gset (which takes its row into variables: :b, :attempts).
     return "".join(line + "\n" if line.endswith("\\gset") else line + ";\n" for line in lines)
-
-
-def _league(engine: Any, league_id: int) -> Any:
-    from workers.store import repo
-
-    return repo.league_by_id(engine, league_id)
 
 
 def _postgres_cpu_s() -> float:
@@ -568,8 +551,8 @@ def _postgres_cpu_s() -> float:
             fields = text[text.rindex(")") + 2 :].split()
             stats[int(entry.name)] = (comm, int(fields[1]), fields)
     total = 0
-    for _pid, (comm, parent, fields) in stats.items():
-        if comm != "postgres" and not comm.startswith("postgres"):
+    for comm, parent, fields in stats.values():
+        if not comm.startswith("postgres"):
             continue
         parent_comm = stats.get(parent, ("", 0, []))[0]
         if parent_comm.startswith("postgres"):
@@ -597,15 +580,14 @@ def store_pg_blocks_per_s(
         conn.exec_driver_sql("DROP SEQUENCE IF EXISTS capacity_queue")
         conn.exec_driver_sql(f"CREATE SEQUENCE capacity_queue START {int(first)}")
     engine.dispose()
-    with contextlib.ExitStack() as stack:
-        tmp = stack.enter_context(__import__("tempfile").TemporaryDirectory())
+    with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "block.sql"
         path.write_text(script)
         cpu = _postgres_cpu_s()
         out = subprocess.run(
             ["pgbench", "-n", "-M", "prepared", "-c", str(clients), "-j", "2",
              *(["-t", str(transactions)] if transactions is not None else ["-T", str(int(seconds))]),
-             "-f", str(path), _admin_dsn(url)],
+             "-f", str(path), _libpq(url)],
             capture_output=True, text=True, check=False,
         )  # fmt: skip
         if out.returncode != 0:
@@ -643,11 +625,6 @@ def _pgbench_field(output: str, label: str) -> str:
         if line.startswith(label):
             return line[len(label) :].strip()
     raise RuntimeError(f"pgbench printed no {label!r}: {output}")
-
-
-def _admin_dsn(url: str) -> str:
-    """``url`` as libpq takes it (no SQLAlchemy driver name)."""
-    return "postgresql://" + url.split("://", 1)[1]
 
 
 def reconcile_pass_s(url: str, passes: int = 3) -> float:

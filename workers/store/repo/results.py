@@ -172,14 +172,14 @@ queries, one snapshot, all or nothing). The matches take their ids in the order 
 per column, so the text is the same for every block and psycopg prepares it once per connection."""
 
 
-def _record_in_one_statement(
-    engine: Engine, block_id: int, played: Sequence[MatchRecordRow], claim: tuple[str, int] | None
-) -> bool:
-    """:func:`record_block` on PostgreSQL: one statement, one round trip, no ``BEGIN`` and
-    ``COMMIT`` (a statement alone is atomic). Six round trips before (docs/capacity.md)."""
+def record_params(
+    block_id: int, played: Sequence[MatchRecordRow], claim: tuple[str, int] | None
+) -> dict[str, Any]:
+    """:data:`_RECORD_SQL`'s parameters for a block's results: the checks' values, and one list
+    per column of the matches, the seat results and the transcripts."""
     rows = [(match, seat) for match in played for seat in match.seats]
     seat_rows = [_seat_row(0, seat) for _, seat in rows]
-    params: dict[str, Any] = {
+    return {
         "now": _now(),
         "block": block_id,
         "any_claim": claim is None,
@@ -194,6 +194,14 @@ def _record_in_one_statement(
         "t_rotation": [m.rotation for m in played],
         "t_body": [json.dumps(m.transcript, sort_keys=True) for m in played],
     }
+
+
+def _record_in_one_statement(
+    engine: Engine, block_id: int, played: Sequence[MatchRecordRow], claim: tuple[str, int] | None
+) -> bool:
+    """:func:`record_block` on PostgreSQL: one statement, one round trip, no ``BEGIN`` and
+    ``COMMIT`` (a statement alone is atomic). Six round trips before (docs/capacity.md)."""
+    params = record_params(block_id, played, claim)
     try:
         with one_statement(engine) as conn:
             stored = int(conn.exec_driver_sql(_RECORD_SQL, params).scalar_one())
