@@ -10,12 +10,10 @@ one set of running roles; the last one stops them and checks that each exits cle
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import secrets
 import signal
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -29,11 +27,11 @@ import imagekit as ik
 import psycopg
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from testkit import borrowed_redis
 
 HERE = Path(__file__).resolve().parent
 OVERLAY = "production"
-PG, REDIS = ("127.0.0.1", 5432), ("127.0.0.1", 6379)
-REDIS_DBS = range(15, 0, -1)
+PG = ("127.0.0.1", 5432)
 OVERRIDES = {"PGSSLMODE": "disable"}
 """The one setting changed from the overlay: the machine's PostgreSQL has no TLS (production's is
 ``require``). docs/deploy.md lists it with what else differs from a cluster."""
@@ -130,25 +128,8 @@ def store() -> Iterator[dict[str, str]]:
 @pytest.fixture(scope="module")
 def broker() -> Iterator[str]:
     """One of the machine's Redis databases, reserved with the lock files the worker tests use."""
-    import redis
-
-    for db in REDIS_DBS:
-        handle = open(Path(tempfile.gettempdir()) / f"sixnimmt-test-redis-{db}.lock", "w")  # noqa: SIM115
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.close()
-            continue
-        client = redis.Redis(host=REDIS[0], port=REDIS[1], db=db, socket_timeout=10)
-        client.flushdb()
-        try:
-            yield f"redis://{REDIS[0]}:{REDIS[1]}/{db}"
-        finally:
-            client.flushdb()
-            fcntl.flock(handle, fcntl.LOCK_UN)
-            handle.close()
-        return
-    pytest.fail(f"every Redis database in {list(REDIS_DBS)} is in use by other tests")
+    with borrowed_redis() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,12 @@ stores get the same results here, and every stored column is compared, with the 
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import Engine, select
+from test_store import version
 from testkit import migrated_store
 
 from workers.store import repo
@@ -21,13 +21,7 @@ from workers.store.schema import blocks, matches, seat_results, transcripts
 
 
 def _league(store: Engine) -> repo.League:
-    versions = []
-    for i in range(3):
-        content = f"# bot {i}\n".encode()
-        version, _ = repo.add_bot_version(
-            store, f"rec{i}", content, hashlib.sha256(content).hexdigest(), "bot.py", "classic"
-        )
-        versions.append(version)
+    versions = [version(store, f"rec{i}", f"# bot {i}\n".encode()) for i in range(3)]
     league_id = repo.create_league(
         store,
         "rec",
