@@ -6,8 +6,10 @@ and dividing the difference in work by the difference in time.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+import pickle
 import resource
 import statistics
 import subprocess
@@ -150,6 +152,91 @@ def cpu_costs(client: RefereeClient, sizes: tuple[int, int]) -> tuple[float, flo
     return hands / (t2 - t1), r2 / sizes[1] * 1000, (b2 - b1) / (d2 - d1) * 1e6
 
 
+@contextlib.contextmanager
+def null_referee(sizes: tuple[int, int], hands: tuple[int, int]) -> Iterator[tuple[str, dict[int, int]]]:
+    """A :mod:`null_referee` process serving what the referee sends for ``remote.p4``'s runs of
+    each of ``sizes`` (tokens ``<size>-<entrant>``) and for ``grpc.decision_rtt_ms``'s match of
+    each of ``hands`` (token ``rtt<hands>``); yields its address and the decision steps of the
+    match of each of ``hands``."""
+    from null_referee import Recording, _record
+
+    recording: Recording = {}
+    for size in sizes:
+        played = asyncio.run(_record(size))
+        recording.update({f"{size}-{name}": updates for name, updates in played.items()})
+    for n in hands:
+        config = {"players": 2, "hands": n, "target": None}
+        recording[f"rtt{n}"] = asyncio.run(_record(1, 1 << 20, config, seats="aa"))["a"]
+    # Both seats on one connection: every step's requests are one Update, answered before the next.
+    steps = {n: sum(1 for _, asked in recording[f"rtt{n}"] if asked) for n in hands}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "recording"
+        path.write_bytes(pickle.dumps(recording))
+        address = f"unix:{tmp}/null.sock"
+        server = subprocess.Popen(
+            [sys.executable, str(HERE / "null_referee.py"), "serve", address, str(path)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert server.stdout is not None
+            if server.stdout.readline().strip() != "ready":
+                raise RuntimeError("the null referee did not start")
+            yield address, steps
+        finally:
+            server.kill()
+            server.wait()
+
+
+def floor_rtt_ms(address: str, steps: Mapping[int, int], hands: tuple[int, int]) -> float:
+    """:func:`decision_rtt_ms` against the :mod:`null_referee` at ``address``: the same match's
+    Updates, one step at a time, with nothing of the referee's own work between them."""
+
+    def run(n: int) -> tuple[float, int]:
+        start = time.perf_counter()
+        bot = spawn_bot("random", referee=address, token=f"rtt{n}", variant="classic", name="a")
+        code = bot.wait(600)
+        assert code == 0, bot.stderr_tail()
+        return time.perf_counter() - start, steps[n]
+
+    (t1, s1), (t2, s2) = run(hands[0]), run(hands[1])
+    return (t2 - t1) / (s2 - s1) * 1000
+
+
+def floor_costs(address: str, sizes: tuple[int, int]) -> tuple[float, float]:
+    """``remote.p4``'s run with the referee's own work taken away: the four random bots as
+    processes, every match at once, against the :mod:`null_referee` at ``address``, which only
+    carries the Updates the referee sent for the same matches and counts the replies.
+    (hands/s, the server's CPU ms per hand), measured as :func:`cpu_costs` measures them."""
+    pid = null_referee_pid(address)
+
+    def run(n: int) -> tuple[float, float]:
+        cpu0 = process_cpu_s(pid)
+        start = time.perf_counter()
+        bots = [
+            spawn_bot("random", referee=address, token=f"{n}-{name}", variant="classic", name=name)
+            for name in "abcd"
+        ]
+        codes = [bot.wait(600) for bot in bots]
+        elapsed = time.perf_counter() - start
+        assert codes == [0, 0, 0, 0], [bot.stderr_tail() for bot in bots]
+        return elapsed, process_cpu_s(pid) - cpu0
+
+    (t1, _), (t2, c2) = run(sizes[0]), run(sizes[1])
+    return (sizes[1] - sizes[0]) / (t2 - t1), c2 / sizes[1] * 1000
+
+
+def null_referee_pid(address: str) -> int:
+    """The process of the null referee listening on ``address``."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+                if address.encode() in argv and b"serve" in argv:
+                    return int(entry.name)
+    raise RuntimeError(f"no null referee listens on {address}")
+
+
 def single_stream_hands_per_s(client: RefereeClient, sizes: tuple[int, int]) -> float:
     """The baseline: one game per stream, games one after another (each a set of its own)."""
 
@@ -195,7 +282,8 @@ def startup_ms(client: RefereeClient, repeats: int) -> float:
 
 def run(quick: bool) -> Iterator[dict[str, Any]]:
     with local_referee() as client:
-        rtt = decision_rtt_ms(client, (2, 8) if quick else (5, 60))
+        rtt_hands = (2, 8) if quick else (5, 60)
+        rtt = decision_rtt_ms(client, rtt_hands)
         raw = raw_pingpong_ms(300 if quick else 3000)
         yield {"name": "grpc.decision_rtt_ms", "value": round(rtt, 3), "unit": "ms"}
         yield {"name": "grpc.raw_rtt_ms", "value": round(raw, 3), "unit": "ms"}
@@ -212,8 +300,14 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
                 with _environ(OLD_PATH):
                     runs["old"].append(multiplexed_hands_per_s(old, sizes))
         multi, untuned_gc, old_path = (statistics.median(runs[k]) for k in ("new", "gc", "old"))
-        # The referee's and the bots' CPU, on the same referee process as remote.p4.hands_per_s.
-        costs = [cpu_costs(client, sizes) for _ in range(1 if quick else 3)]
+        # The referee's and the bots' CPU, on the same referee process as remote.p4.hands_per_s,
+        # each round beside the same run on the null referee (gRPC's transport alone).
+        costs, floors = [], []
+        with null_referee(sizes, rtt_hands) as (address, steps):
+            floor_rtt = floor_rtt_ms(address, steps, rtt_hands)
+            for _ in range(1 if quick else 3):
+                costs.append(cpu_costs(client, sizes))
+                floors.append(floor_costs(address, sizes))
         referee_ms = statistics.median(c[1] for c in costs)
         bot_us = statistics.median(c[2] for c in costs)
         single = single_stream_hands_per_s(client, (2, 6) if quick else (5, 30))
@@ -223,6 +317,23 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
         yield {"name": "remote.p4.gc_ratio", "value": round(multi / untuned_gc, 3), "unit": "ratio"}
         yield {"name": "referee.cpu_ms_per_hand", "value": round(referee_ms, 3), "unit": "ms"}
         yield {"name": "bot.sdk.cpu_us_per_decision", "value": round(bot_us, 1), "unit": "us"}
+        yield {
+            "name": "referee.floor.cpu_ms_per_hand",
+            "value": round(statistics.median(f[1] for f in floors), 3),
+            "unit": "ms",
+        }
+        yield {
+            "name": "referee.floor_share",
+            "value": round(statistics.median(f[1] / c[1] for f, c in zip(floors, costs, strict=True)), 3),
+            "unit": "ratio",
+        }
+        yield {"name": "grpc.floor_rtt_ms", "value": round(floor_rtt, 3), "unit": "ms"}
+        yield {"name": "grpc.floor_rtt_ratio", "value": round(floor_rtt / raw, 3), "unit": "ratio"}
+        yield {
+            "name": "remote.p4.floor.hands_per_s",
+            "value": round(statistics.median(f[0] for f in floors), 1),
+            "unit": "hands/s",
+        }
         yield {"name": "remote.p4.hands_per_s.single", "value": round(single, 1), "unit": "hands/s"}
         yield {
             "name": "bot.startup_ms",

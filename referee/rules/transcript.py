@@ -99,16 +99,34 @@ class Transcript:
         return _digest_of(self.to_json())
 
     def json_and_digest(self) -> tuple[dict[str, Any], str]:
-        """:meth:`to_json` and :meth:`digest` from one conversion (a referee does both for
-        every match it finishes)."""
+        """:meth:`to_json` and :meth:`digest` from one conversion."""
         body = self.to_json()
         return body, _digest_of(body)
 
+    def text_and_digest(self) -> tuple[str, str]:
+        """The transcript as JSON text, and :meth:`digest`, from one encoding (a referee does
+        both for every match it finishes).
 
-def _canonical_bytes(body: Mapping[str, Any]) -> bytes:
+        The text is the canonical JSON the digest covers with ``meta`` added as its last key:
+        what is hashed is encoded once, and the text's beginning is exactly those bytes.
+        """
+        body = self.to_json()
+        text = _canonical_text(body)
+        digest = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+        if "meta" in body:
+            meta = json.dumps(body["meta"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+            text = f'{text[:-1]},"meta":{meta}}}' if text != "{}" else f'{{"meta":{meta}}}'
+        return text, digest
+
+
+def _canonical_text(body: Mapping[str, Any]) -> str:
     """A transcript's :meth:`~Transcript.to_json` form as the digest covers it: without ``meta``."""
     covered = {key: value for key, value in body.items() if key != "meta"}
-    return json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    return json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _canonical_bytes(body: Mapping[str, Any]) -> bytes:
+    return _canonical_text(body).encode()
 
 
 def _digest_of(body: Mapping[str, Any]) -> str:

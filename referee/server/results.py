@@ -85,8 +85,7 @@ def result_to_wire(match_id: str, entry: MatchEntry) -> game_pb2.MatchResult:
             think_ms=round(stats.think_seconds * 1000),
             out=result.seats.add(),
         )
-    body, result.digest = report.transcript.json_and_digest()
-    result.transcript_json = json.dumps(body, sort_keys=True)
+    result.transcript_json, result.digest = report.transcript.text_and_digest()
     return result
 
 

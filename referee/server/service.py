@@ -440,8 +440,11 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                             link.reject(reply.id, FaultKind.EXCEPTION, bounded(reply.error))
                             continue
                         given = reply.action
-                        if given.WhichOneof("value") == "number":  # the common case, read here
-                            answer(reply.id, given.number)
+                        # The common case, read here: a number other than 0 is one that is set
+                        # (reading it first spares most replies the oneof's look-up).
+                        number = given.number
+                        if number or given.WhichOneof("value") == "number":
+                            answer(reply.id, number)
                             continue
                         try:
                             action = wire.action_from_wire(given)

@@ -219,3 +219,28 @@ def test_results_from_a_referee_without_get_results_are_read_call_by_call(
         ids, _ = read_in_reverse_while_played(client)
         with pytest.raises(RefereeError, match="GetResult\\(no-such-match\\) failed: NOT_FOUND"):
             list(client.results([ids[0], "no-such-match", ids[1]], timeout=30))
+
+
+def test_a_results_transcript_is_its_canonical_json_with_meta_last_and_its_digest_covers_that() -> None:
+    """One encoding serves both: the digest is the sha256 of the text up to ``meta``, which is the
+    canonical JSON :meth:`Transcript.digest` hashes, and the text parses to the whole transcript."""
+    import hashlib
+    import json
+
+    from referee.rules.transcript import Transcript
+
+    async def main() -> tuple[list[str], RefereeState]:
+        state = RefereeState()
+        return await _play(state, 3, 0), state
+
+    ids, state = asyncio.run(main())
+    for match_id in ids:
+        result = state.result(match_id)
+        parsed = json.loads(result.transcript_json)
+        transcript = Transcript.from_json(parsed)
+        assert transcript.to_json() == parsed and parsed["meta"]["match_id"] == match_id
+        assert result.digest == transcript.digest()
+        covered, _, meta = result.transcript_json.rpartition(',"meta":')
+        assert json.loads(meta[:-1]) == parsed["meta"] and list(parsed)[-1] == "meta"
+        assert transcript.canonical_bytes() == (covered + "}").encode()
+        assert result.digest == "sha256:" + hashlib.sha256((covered + "}").encode()).hexdigest()

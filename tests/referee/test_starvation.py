@@ -242,12 +242,22 @@ referee sets a match up (6000 took 0.3-0.7 s), so the admin calls answered meanw
 def test_a_big_create_matches_does_not_hold_up_a_running_match(tmp_path: Path) -> None:
     with referee_process(tmp_path) as (_, client):
         (match_id,), tokens = client.create_matches(
-            "classic", {"hands": 3, "target": None}, [MatchPlan(("g",) * 4, 3)], decision_ms=1000, bank_ms=0
+            "classic", {"hands": 5, "target": None}, [MatchPlan(("g",) * 4, 3)], decision_ms=1000, bank_ms=0
         )
         bots = Processes(client)
+        times = tmp_path / "times"
         try:
-            bots.sdk("g", "tests/referee/bots/sdkbots.py:SlowRandom", tokens["g"], BOT_THINK="0.02")
-            time.sleep(0.3)
+            bots.sdk(
+                "g",
+                "tests/referee/bots/sdkbots.py:SlowRandom",
+                tokens["g"],
+                BOT_THINK="0.02",
+                BOT_TIMES=str(times),
+            )
+            waited = time.monotonic() + 60  # a bound for a bot that never plays, not a timing
+            while not times.exists():  # the match is under way: its first card was played
+                assert time.monotonic() < waited, "the bot played no card"
+                time.sleep(0.01)
             lags: list[float] = []
             done = threading.Event()
 
@@ -265,12 +275,12 @@ def test_a_big_create_matches_does_not_hold_up_a_running_match(tmp_path: Path) -
             before = len(lags)
             plans = [MatchPlan(("w", "x", "y", "z"), seed) for seed in range(BIG)]
             ids, _ = client.create_matches("classic", {}, plans, connect_ms=600_000)
-            took = time.monotonic() - start
+            end = time.monotonic()
+            took = end - start
             meanwhile = len(lags) - before
             done.set()
             prober.join()
             assert len(ids) == BIG
-            running = client.result(match_id, wait=False).status
             match = client.result(match_id, timeout=120)
         finally:
             bots.close()
@@ -278,7 +288,12 @@ def test_a_big_create_matches_does_not_hold_up_a_running_match(tmp_path: Path) -
         f"CreateMatches of {BIG} took {took:.2f} s; {meanwhile} admin calls meanwhile,"
         f" the longest {max(lags) * 1000:.0f} ms"
     )
-    assert running == "running", "the match outlived the big CreateMatches"
+    # The match went on while the matches were created: the referee read its cards and asked for
+    # the next ones (a loop held throughout would have let the bot play one card at most). Its
+    # cards, not its status after the call, are the measure: how long the creation takes depends
+    # on the machine, how long the match plays does not.
+    played = [float(line) for line in times.read_text().split()]
+    assert sum(start <= t <= end for t in played) >= 3, (took, played[:3], played[-3:])
     # Done at once, the creation held the event loop throughout: one admin call waited for all of
     # it (0.97 s of 0.72 s here, counting the wait before). Done in a thread and in slices, calls
     # keep being answered; the longest waits are garbage collections over the thousands of

@@ -75,10 +75,15 @@ class Gated(Highest):
 
 
 class SlowRandom(RandomBot):
-    """A well-behaved random bot that thinks ``BOT_THINK`` seconds per card (default 0.01)."""
+    """A well-behaved random bot that thinks ``BOT_THINK`` seconds per card (default 0.01); with
+    ``BOT_TIMES`` set, it appends the ``time.monotonic()`` of each card it plays to that file."""
 
     def choose_card(self, view: ClassicView) -> int:
         time.sleep(float(os.environ.get("BOT_THINK", "0.01")))
+        times = os.environ.get("BOT_TIMES")
+        if times:
+            with open(times, "a") as log:
+                log.write(f"{time.monotonic()}\n")
         return super().choose_card(view)
 
 
