@@ -130,8 +130,10 @@ async def serve(address: str, recording: Recording) -> None:
                 message = referee_pb2.BotMessage.FromString(await anext(requests))
                 answered += len(message.decisions.replies)
             replies += answered
-        yield goodbye_bytes
+        # Said before the goodbye: once the bot has it, the stream may end without this
+        # generator being asked for anything more.
         print(f"played {hello.token} {replies}", flush=True)
+        yield goodbye_bytes
 
     handler = grpc.method_handlers_generic_handler(
         SERVICE, {METHOD: grpc.stream_stream_rpc_method_handler(play)}

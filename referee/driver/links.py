@@ -176,8 +176,10 @@ class EntrantLink:
         """Request id → (match, seat) of the latest answered or expired requests, oldest first."""
         self.strays = 0
         """Messages of the current connection that concerned none of its seats."""
-        self._first_attach: asyncio.Future[None] | None = None
-        """Done at the first attach or when the connect window ends; shared by every waiting match."""
+        self._waiters: set[asyncio.Future[None]] | None = None
+        """The matches waiting for the first attach, one future each, all resolved at the first
+        attach or when the connect window ends (``None``: no match has waited yet)."""
+        self._window_open = True
         self.standing: StandingLink | None = None
         """The standing connection this link's seats are played over, if any (see :class:`StandingLink`)."""
 
@@ -303,26 +305,38 @@ class EntrantLink:
     async def wait_attached(self) -> bool:
         """Wait for a first connection until the connect deadline; ``True`` once connected.
 
-        Every match of the link waits on one shared future with one timer, not a task and a
-        timer each: a CreateMatches of thousands of matches stays cheap for the event loop.
+        The link keeps one timer for all its matches, not a task and a timer each: a
+        CreateMatches of thousands of matches stays cheap for the event loop. Each waiting match
+        has a future of its own in a set, so that cancelling one (a referee shutting down cancels
+        them all) takes it out at once: thousands of matches shielding one shared future made
+        every cancellation scan that future's callbacks, quadratic in the matches (9.5 s to stop
+        a referee holding 12,000 of them, on a slow machine).
         """
         if self.outbox is not None:
             return True
-        if self.ever_connected:
+        if self.ever_connected or not self._window_open:
             return False
         loop = asyncio.get_running_loop()
         if self.connect_deadline <= loop.time():
             return False
-        if self._first_attach is None:
-            self._first_attach = loop.create_future()
+        if self._waiters is None:
+            self._waiters = set()
             loop.call_at(self.connect_deadline, self._window_over)
-        # Shielded: a cancelled match must not cancel the future the other matches wait on.
-        await asyncio.shield(self._first_attach)
+        waiter: asyncio.Future[None] = loop.create_future()
+        self._waiters.add(waiter)
+        try:
+            await waiter
+        finally:
+            self._waiters.discard(waiter)
         return self.outbox is not None
 
     def _window_over(self) -> None:
-        if self._first_attach is not None and not self._first_attach.done():
-            self._first_attach.set_result(None)
+        """The first attach, or the end of the connect window: every waiting match goes on."""
+        self._window_open = False
+        waiters, self._waiters = self._waiters, set()
+        for waiter in waiters or ():
+            if not waiter.done():
+                waiter.set_result(None)
 
     def ask(
         self,

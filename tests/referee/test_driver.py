@@ -337,3 +337,43 @@ def test_each_fault_has_a_reason_is_told_to_the_bot_and_logged_once(caplog: pyte
          "request": second.id, "reason": illegal_reason},
     ]  # fmt: skip
     assert "token" not in caplog.text
+
+
+def test_matches_waiting_for_a_first_connection_are_cancelled_alone_and_all_go_on_at_attach() -> None:
+    """Each waiting match has its own future: cancelling many (a referee shutting down) takes each
+    out of the link at once and leaves the others waiting; the first attach wakes all of them."""
+
+    class Outbox:
+        def push_start(self, info: Any) -> None: ...
+        def push_request(self, request: Any) -> None: ...
+        def push_events(self, match_id: str, step: int, events: Any) -> None: ...
+        def push_over(self, match_id: str, seat: int, outcome: Any) -> None: ...
+        def push_fault(self, notice: Any) -> None: ...
+        def close(self, reason: str) -> None: ...
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        link = EntrantLink("a", "token", loop.time() + 60)
+        waiting = [asyncio.ensure_future(link.wait_attached()) for _ in range(3000)]
+        await asyncio.sleep(0)
+        assert len(link._waiters or ()) == 3000
+        for task in waiting[:2000]:
+            task.cancel()
+        await asyncio.gather(*waiting[:2000], return_exceptions=True)
+        assert len(link._waiters or ()) == 1000  # the cancelled ones are gone, the rest wait on
+        assert not any(task.done() for task in waiting[2000:])
+        link.attach(Outbox())
+        assert await asyncio.gather(*waiting[2000:]) == [True] * 1000
+        assert not link._waiters and await link.wait_attached()
+
+    asyncio.run(main())
+
+
+def test_a_match_waiting_for_a_bot_that_never_comes_goes_on_when_the_window_ends() -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        link = EntrantLink("a", "token", loop.time() + 0.05)
+        assert await asyncio.gather(link.wait_attached(), link.wait_attached()) == [False, False]
+        assert not await link.wait_attached()
+
+    asyncio.run(main())

@@ -54,7 +54,10 @@ def referee_process(tmp: Path, **settings: str) -> Iterator[tuple[subprocess.Pop
     finally:
         client.close()
         process.terminate()
-        process.wait(10)
+        # Within Kubernetes' default grace period, however many matches it holds (12,000 waiting
+        # ones took 2.7 s on a slow machine; 10 s and more before a cancelled match left its
+        # link at once, links.EntrantLink.wait_attached).
+        process.wait(30)
 
 
 def peak_rss_mib(pid: int) -> float:
