@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import pickle
 import resource
 import statistics
 import subprocess
@@ -158,7 +157,7 @@ def null_referee(sizes: tuple[int, int], hands: tuple[int, int]) -> Iterator[tup
     each of ``sizes`` (tokens ``<size>-<entrant>``) and for ``grpc.decision_rtt_ms``'s match of
     each of ``hands`` (token ``rtt<hands>``); yields its address and the decision steps of the
     match of each of ``hands``."""
-    from null_referee import Recording, _record
+    from null_referee import Recording, _record, running
 
     recording: Recording = {}
     for size in sizes:
@@ -169,23 +168,8 @@ def null_referee(sizes: tuple[int, int], hands: tuple[int, int]) -> Iterator[tup
         recording[f"rtt{n}"] = asyncio.run(_record(1, 1 << 20, config, seats="aa"))["a"]
     # Both seats on one connection: every step's requests are one Update, answered before the next.
     steps = {n: sum(1 for _, asked in recording[f"rtt{n}"] if asked) for n in hands}
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "recording"
-        path.write_bytes(pickle.dumps(recording))
-        address = f"unix:{tmp}/null.sock"
-        server = subprocess.Popen(
-            [sys.executable, str(HERE / "null_referee.py"), "serve", address, str(path)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert server.stdout is not None
-            if server.stdout.readline().strip() != "ready":
-                raise RuntimeError("the null referee did not start")
-            yield address, steps
-        finally:
-            server.kill()
-            server.wait()
+    with running(recording) as (address, _):
+        yield address, steps
 
 
 def floor_rtt_ms(address: str, steps: Mapping[int, int], hands: tuple[int, int]) -> float:

@@ -22,13 +22,17 @@ pay for gRPC's Python server; what is left of ``referee.cpu_ms_per_hand`` is the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import pickle
+import subprocess
 import sys
-from collections.abc import AsyncIterator
+import tempfile
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import grpc
+from pingpong import serve_stream
 
 from referee import wire
 from referee.driver import EntrantLink, FaultPolicy, MatchDriver, TimeControl
@@ -38,7 +42,6 @@ from sixnimmt.v1 import referee_pb2
 
 CONFIG = {"players": 4, "hands": 1, "target": None}
 ENTRANTS = "abcd"
-METHOD = "Play"
 SERVICE = "sixnimmt.v1.Referee"
 
 CHUNK = 64
@@ -135,15 +138,28 @@ async def serve(address: str, recording: Recording) -> None:
         print(f"played {hello.token} {replies}", flush=True)
         yield goodbye_bytes
 
-    handler = grpc.method_handlers_generic_handler(
-        SERVICE, {METHOD: grpc.stream_stream_rpc_method_handler(play)}
-    )
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((handler,))
-    server.add_insecure_port(address)
-    await server.start()
-    print("ready", flush=True)
-    await server.wait_for_termination()
+    await serve_stream(address, SERVICE, play)
+
+
+@contextlib.contextmanager
+def running(recording: Recording) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """This server in a process of its own serving ``recording``: its address, and the process
+    (its stdout has a ``played`` line for every stream it played to the end); killed on exit."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "recording"
+        path.write_bytes(pickle.dumps(recording))
+        address = f"unix:{tmp}/null.sock"
+        server = subprocess.Popen(
+            [sys.executable, __file__, "serve", address, str(path)], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert server.stdout is not None
+            if server.stdout.readline().strip() != "ready":
+                raise RuntimeError("the null referee did not start")
+            yield address, server
+        finally:
+            server.kill()
+            server.wait()
 
 
 if __name__ == "__main__":

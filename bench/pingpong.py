@@ -12,20 +12,21 @@ import asyncio
 import queue
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import grpc
 
 METHOD = "/bench.PingPong/Play"
 
 
-async def serve(address: str) -> None:
-    async def play(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
-        async for message in requests:
-            yield message
+Play = Callable[[AsyncIterator[bytes], grpc.aio.ServicerContext], AsyncIterator[bytes]]
 
+
+async def serve_stream(address: str, service: str, play: Play) -> None:
+    """Serve ``play`` as ``service``'s stream-stream method ``Play`` on generic bytes; prints
+    ``ready`` once it listens, then runs until killed."""
     handler = grpc.method_handlers_generic_handler(
-        "bench.PingPong", {"Play": grpc.stream_stream_rpc_method_handler(play)}
+        service, {"Play": grpc.stream_stream_rpc_method_handler(play)}
     )
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((handler,))
@@ -33,6 +34,14 @@ async def serve(address: str) -> None:
     await server.start()
     print("ready", flush=True)
     await server.wait_for_termination()
+
+
+async def serve(address: str) -> None:
+    async def play(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        async for message in requests:
+            yield message
+
+    await serve_stream(address, "bench.PingPong", play)
 
 
 def client(address: str, count: int) -> float:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import pickle
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -23,7 +21,10 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 def _null_referee() -> Any:
-    """``bench/null_referee.py`` as a module (the bench directory is not a package)."""
+    """``bench/null_referee.py`` as a module (the bench directory is not a package; the module
+    imports its neighbour ``pingpong``, as it does when it runs there)."""
+    if str(BENCH) not in sys.path:
+        sys.path.append(str(BENCH))
     spec = importlib.util.spec_from_file_location("null_referee_under_test", BENCH / "null_referee.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -68,25 +69,16 @@ def test_one_match_with_both_seats_on_one_connection_is_one_update_a_step() -> N
     assert set(asked) <= {1, 2} and asked.count(2) == 20
 
 
-def test_real_bots_play_a_recording_to_the_end_against_the_null_referee(tmp_path: Path) -> None:
+def test_real_bots_play_a_recording_to_the_end_against_the_null_referee() -> None:
     null = _null_referee()
     recording = asyncio.run(null._record(3))
-    path = tmp_path / "recording"
-    path.write_bytes(pickle.dumps({f"t-{name}": rounds for name, rounds in recording.items()}))
-    address = f"unix:{tmp_path}/null.sock"
-    server = subprocess.Popen(
-        [sys.executable, str(BENCH / "null_referee.py"), "serve", address, str(path)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None and server.stdout.readline().strip() == "ready"
+    with null.running({f"t-{name}": rounds for name, rounds in recording.items()}) as (address, server):
         bots = [
             spawn_bot("random", referee=address, token=f"t-{name}", variant="classic", name=name)
             for name in "abcd"
         ]
         # A bot ends once the server said goodbye, which it does only after the last round's
-        # answers: every request was answered and every game over delivered.
+        # answers (and its "played" line): every request was answered, every game over delivered.
         codes = [bot.wait(120) for bot in bots]
         assert codes == [0, 0, 0, 0], [bot.stderr_tail() for bot in bots]
         played = sorted(server.stdout.readline().split() for _ in bots)
@@ -94,6 +86,3 @@ def test_real_bots_play_a_recording_to_the_end_against_the_null_referee(tmp_path
             ["played", f"t-{name}", str(sum(asked for _, asked in recording[name]))] for name in "abcd"
         ]
         assert server.poll() is None  # one server plays any number of streams
-    finally:
-        server.kill()
-        server.wait()
