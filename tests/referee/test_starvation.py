@@ -20,6 +20,7 @@ from pathlib import Path
 import grpc
 import pytest
 from refkit import Processes
+from testkit import wait_for
 
 from arena.matches import MatchPlan, RefereeClient
 from sixnimmt.v1 import referee_pb2
@@ -257,10 +258,7 @@ def test_a_big_create_matches_does_not_hold_up_a_running_match(tmp_path: Path) -
                 BOT_THINK="0.02",
                 BOT_TIMES=str(times),
             )
-            waited = time.monotonic() + 60  # a bound for a bot that never plays, not a timing
-            while not times.exists():  # the match is under way: its first card was played
-                assert time.monotonic() < waited, "the bot played no card"
-                time.sleep(0.01)
+            wait_for(times.exists, 60, "the match to be under way: its first card played", 0.01)
             lags: list[float] = []
             done = threading.Event()
 
