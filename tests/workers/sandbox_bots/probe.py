@@ -2,7 +2,7 @@
 
 Actions: ``cpu`` (spin, printing CPU seconds used), ``memory SMALL_MB BIG_MB``, ``write MB``,
 ``fill``, ``fork``, ``whereami``, ``env``, ``read PATH...``, ``connect HOST:PORT...``, ``unix PATH...``
-(``@name``: an abstract socket), ``listdir PATH...``, ``files PATH`` (every file visible below),
+(``@name``: an abstract socket), ``listdir PATH...``, ``files PATH [SKIP...]`` (every file visible below),
 ``referee``, ``daemon``, ``sleep``, ``linger``, ``status N``, ``segfault``, ``stderr``.
 """
 
@@ -170,11 +170,13 @@ def listdir(*paths: str) -> None:
     say(result)
 
 
-def files(top: str) -> None:
-    """Every regular file below ``top`` that this process can see (not through /proc)."""
+def files(top: str, *skip: str) -> None:
+    """Every regular file below ``top`` that this process can see (not through /proc, nor below
+    the directories ``skip``)."""
     found = []
+    pruned = {"/proc", "/sys", *skip}
     for directory, subdirs, names in os.walk(top):
-        subdirs[:] = [d for d in subdirs if os.path.join(directory, d) not in ("/proc", "/sys")]
+        subdirs[:] = [d for d in subdirs if os.path.join(directory, d) not in pruned]
         found += [os.path.join(directory, n) for n in names]
     say(sorted(found))
 
