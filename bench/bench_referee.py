@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import gc
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from referee.driver import EntrantLink, FaultPolicy, MatchDriver, MatchReport, TimeControl
@@ -29,32 +29,53 @@ from sixnimmt.v1 import referee_pb2
 CONFIG = {"players": 4, "hands": 1, "target": None}
 
 
-async def _bot(link: EntrantLink, connection: Connection) -> None:
-    while (message := await connection.next_message()) is not None:
-        if isinstance(message, bytes):  # an Update, as the bytes the stream sends
-            message = referee_pb2.RefereeMessage.FromString(message)
-        for request in message.update.requests:
-            link.answer(request.id, request.options[-1])
+Observe = Callable[[str, bytes, referee_pb2.Update], None]
 
 
-async def _play(matches: int) -> list[MatchReport]:
+async def play(
+    matches: int,
+    *,
+    config: dict[str, Any] | None = None,
+    seats: str = "abcd",
+    table_once: bool = False,
+    observe: Observe | None = None,
+) -> list[MatchReport]:
+    """``matches`` matches of classic (``config``, by default :data:`CONFIG`) on the real driver
+    in this event loop, seated as ``seats`` (an entrant's name per seat; the match's seed is its
+    number). Each entrant's connection is a real :class:`Connection` that takes no events (and,
+    with ``table_once``, a step's table once per Update, as the SDK asks); its "bot" is a task that
+    parses each Update and answers every request of it at once with its last option.
+    ``observe(entrant, message, update)`` sees each Update, as the bytes the stream sends, first."""
     loop = asyncio.get_running_loop()
-    links = [EntrantLink(name, name, loop.time() + 60) for name in "abcd"]
+    names = list(dict.fromkeys(seats))
+    links = {name: EntrantLink(name, name, loop.time() + 60) for name in names}
+    connections = {name: Connection(events=False, table_once=table_once) for name in names}
     drivers = [
         MatchDriver(
             f"m{seed}",
-            make_variant("classic", CONFIG),
+            make_variant("classic", config or CONFIG),
             seed,
-            links,
+            [links[name] for name in seats],
             time_control=TimeControl(2000, 10_000, 60_000),
             policy=FaultPolicy(send_events=False),
         )
         for seed in range(matches)
     ]
-    connections = [Connection(events=False) for _ in links]
-    bots = [asyncio.create_task(_bot(link, c)) for link, c in zip(links, connections, strict=True)]
-    for link, connection in zip(links, connections, strict=True):
-        link.attach(connection)
+
+    async def bot(name: str) -> None:
+        link, connection = links[name], connections[name]
+        while (message := await connection.next_message()) is not None:
+            if not isinstance(message, bytes):
+                continue  # the goodbye
+            update = referee_pb2.RefereeMessage.FromString(message).update
+            if observe is not None:
+                observe(name, message, update)
+            for request in update.requests:
+                link.answer(request.id, request.options[-1])
+
+    bots = [asyncio.create_task(bot(name)) for name in names]
+    for name in names:
+        links[name].attach(connections[name])
     reports = await asyncio.gather(*(driver.run() for driver in drivers))
     await asyncio.gather(*bots)
     return list(reports)
@@ -78,7 +99,7 @@ def cpu_ms_per_hand(matches: int, repeats: int) -> float:
     with _referee_gc():
         for _ in range(repeats):
             start = time.process_time()
-            reports = asyncio.run(_play(matches))
+            reports = asyncio.run(play(matches))
             best = min(best, time.process_time() - start)
             assert all(not any(s.faults for s in r.seats) for r in reports)
     return best / matches * 1000

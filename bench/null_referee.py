@@ -3,7 +3,7 @@
 ``referee.cpu_ms_per_hand`` is everything the referee process does per hand: gRPC's transport of
 the Updates and replies, and the referee's own Python (the driver, the rules, the codec, the
 results). This server does the first alone. Before it is timed, the real driver plays the same
-one-hand classic matches in this process (:func:`_record`: the real
+one-hand classic matches in this process (:func:`_record`, through :func:`bench_referee.play`: the real
 :class:`~referee.server.connection.Connection` buffers, the bots answering every request of an
 Update at once, as the SDK does), and each entrant's Updates are kept as the bytes the
 referee's stream sent, cut into Updates of :data:`CHUNK` requests (the size of the real
@@ -32,15 +32,12 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from bench_referee import CONFIG, play
 from pingpong import serve_stream
 
 from referee import wire
-from referee.driver import EntrantLink, FaultPolicy, MatchDriver, TimeControl
-from referee.rules.registry import make_variant
-from referee.server.connection import Connection
 from sixnimmt.v1 import referee_pb2
 
-CONFIG = {"players": 4, "hands": 1, "target": None}
 ENTRANTS = "abcd"
 SERVICE = "sixnimmt.v1.Referee"
 
@@ -76,40 +73,14 @@ async def _record(
 ) -> Recording:
     """What the referee sends each entrant for ``matches`` matches of classic (``config``, by
     default :data:`CONFIG`) seated as ``seats`` (an entrant's name per seat, the match's seed
-    its number), its Updates cut to ``chunk`` requests."""
-    loop = asyncio.get_running_loop()
-    names = list(dict.fromkeys(seats))
-    links = {name: EntrantLink(name, name, loop.time() + 60) for name in names}
-    # The SDK's Hello for a bot that takes no events: no events, a step's table once per Update.
-    connections = {name: Connection(events=False, table_once=True) for name in names}
-    drivers = [
-        MatchDriver(
-            f"m{seed}",
-            make_variant("classic", config or CONFIG),
-            seed,
-            [links[name] for name in seats],
-            time_control=TimeControl(2000, 10_000, 60_000),
-            policy=FaultPolicy(send_events=False),
-        )
-        for seed in range(matches)
-    ]
-    recording: Recording = {name: [] for name in names}
+    its number), its Updates cut to ``chunk`` requests; the SDK's Hello for a bot that takes no
+    events (no events, a step's table once per Update)."""
+    recording: Recording = {name: [] for name in dict.fromkeys(seats)}
 
-    async def bot(name: str) -> None:
-        link, connection = links[name], connections[name]
-        while (message := await connection.next_message()) is not None:
-            if not isinstance(message, bytes):
-                continue  # the goodbye: the server sends its own
-            update = referee_pb2.RefereeMessage.FromString(message).update
-            recording[name].append((_chunks(message, chunk), len(update.requests)))
-            for request in update.requests:
-                link.answer(request.id, request.options[-1])
+    def keep(name: str, message: bytes, update: referee_pb2.Update) -> None:
+        recording[name].append((_chunks(message, chunk), len(update.requests)))
 
-    bots = [asyncio.create_task(bot(name)) for name in names]
-    for name in names:
-        links[name].attach(connections[name])
-    await asyncio.gather(*(driver.run() for driver in drivers))
-    await asyncio.gather(*bots)
+    await play(matches, config=config or CONFIG, seats=seats, table_once=True, observe=keep)
     return recording
 
 

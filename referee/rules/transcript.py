@@ -92,7 +92,7 @@ class Transcript:
 
     def canonical_bytes(self) -> bytes:
         """The bytes the digest covers: everything but ``meta``, as canonical JSON."""
-        return _canonical_bytes(self.to_json())
+        return _canonical_text(self.to_json()).encode()
 
     def digest(self) -> str:
         """A stable hash of the match: ``sha256:`` and 64 hex digits."""
@@ -112,25 +112,28 @@ class Transcript:
         """
         body = self.to_json()
         text = _canonical_text(body)
-        digest = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+        digest = _text_digest(text)
         if "meta" in body:
-            meta = json.dumps(body["meta"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+            meta = _canonical_json(body["meta"])
             text = f'{text[:-1]},"meta":{meta}}}' if text != "{}" else f'{{"meta":{meta}}}'
         return text, digest
 
 
+def _canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
 def _canonical_text(body: Mapping[str, Any]) -> str:
     """A transcript's :meth:`~Transcript.to_json` form as the digest covers it: without ``meta``."""
-    covered = {key: value for key, value in body.items() if key != "meta"}
-    return json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return _canonical_json({key: value for key, value in body.items() if key != "meta"})
 
 
-def _canonical_bytes(body: Mapping[str, Any]) -> bytes:
-    return _canonical_text(body).encode()
+def _text_digest(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def _digest_of(body: Mapping[str, Any]) -> str:
-    return "sha256:" + hashlib.sha256(_canonical_bytes(body)).hexdigest()
+    return _text_digest(_canonical_text(body))
 
 
 class Playthrough:

@@ -76,15 +76,16 @@ class Gated(Highest):
 
 class SlowRandom(RandomBot):
     """A well-behaved random bot that thinks ``BOT_THINK`` seconds per card (default 0.01); with
-    ``BOT_TIMES`` set, it appends the ``time.monotonic()`` of each card it plays to that file."""
+    ``BOT_CARDS`` set, it appends a line to that file for each card it plays."""
 
     def choose_card(self, view: ClassicView) -> int:
         time.sleep(float(os.environ.get("BOT_THINK", "0.01")))
-        times = os.environ.get("BOT_TIMES")
-        if times:
-            with open(times, "a") as log:
-                log.write(f"{time.monotonic()}\n")
-        return super().choose_card(view)
+        card = super().choose_card(view)
+        cards = os.environ.get("BOT_CARDS")
+        if cards:
+            with open(cards, "a") as log:
+                log.write(f"{card}\n")
+        return card
 
 
 class Raiser(Highest):
