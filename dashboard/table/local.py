@@ -114,6 +114,7 @@ class LocalTable:
     played: list[Played] = field(init=False, default_factory=list)
     url: str = field(init=False, default="")
     _server: ThreadingHTTPServer | None = field(init=False, default=None)
+    _closed: threading.Event = field(init=False, default_factory=threading.Event)
 
     def __post_init__(self) -> None:
         grace = self.settings.human_grace_s
@@ -187,6 +188,8 @@ class LocalTable:
             directory = self.transcripts or Path(stack.enter_context(tempfile.TemporaryDirectory()))
             directory.mkdir(parents=True, exist_ok=True)
             for number in range(self.games):
+                if self._closed.is_set():
+                    break  # closed between games: the next one is not started
                 self.played.append(self._play_one(client, number, directory))
                 if progress is not None:
                     progress(1)
@@ -248,7 +251,9 @@ class LocalTable:
         return all(s.last_seen is None or now - s.last_seen > grace for s in self.seats)
 
     def close(self) -> None:
-        """Stop the seats and the server."""
+        """Stop the seats and the server; a game being played ends by the referee's defaults (its
+        seats leave, or say goodbye as soon as they connect), and no further game starts."""
+        self._closed.set()
         for seat in self.seats:
             seat.shut()
         if self._server is not None:

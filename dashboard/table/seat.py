@@ -116,6 +116,11 @@ class Seat:
     def _connected(self, stopper: Stopper) -> threading.Thread:
         """Called with the lock held: start the stream of the current game on its own thread."""
         assert self._connect is not None
+        if self._shut:
+            # Shut before its game came (a table closed while it started the game): the stream
+            # says goodbye as soon as it starts, and the referee plays the seat's defaults, rather
+            # than waiting out each of its decisions for a person who is not there any more.
+            stopper.stop("the table closed")
         self._stopper = stopper
         self._bump()
         thread = threading.Thread(
@@ -167,10 +172,11 @@ class Seat:
         with self._changed:
             self._shut = True
             self._bump()
-        if self._stopper is not None:
-            self._stopper.stop("the table closed")
-        if self._runner is not None:
-            self._runner.join(10)
+            stopper, runner = self._stopper, self._runner
+        if stopper is not None:
+            stopper.stop("the table closed")
+        if runner is not None:
+            runner.join(10)
         self._watchdog.join(10)
 
     # -- the page's side ------------------------------------------------------------------------

@@ -92,6 +92,9 @@ def local_table(
         finally:
             table.close()  # ends the seats' streams: a game still running ends by defaults
             thread.join(120)
+        # A table closed before its seat connected once played on, a person's whole clock per
+        # decision, into the tests that came after this one in its process.
+        assert not thread.is_alive(), "the table's game went on after the table closed"
 
 
 def play_through_handlers(seat: Seat, rng: random.Random, timeout: float = 120) -> list[Any]:

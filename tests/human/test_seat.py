@@ -161,6 +161,49 @@ def test_two_people_at_one_table_each_play_their_own_seat(tmp_path: Path) -> Non
     assert seat_actions(transcript, 0) == chosen[0] and seat_actions(transcript, 1) == chosen[1]
 
 
+def test_a_seat_shut_before_its_game_connects_leaves_it_at_once(tmp_path: Path) -> None:
+    """A table closed while it was starting a game (its bots spawning) shuts the seat before the
+    seat connects: the seat still connects, says goodbye at once, and the referee plays its
+    defaults; it does not wait out a person's whole clock at each decision (three minutes each)."""
+    config = {"players": 3, "hand_size": 3, "hands": 1}
+    seat = Seat("human:ann", grace_s=60)
+    seat.shut()
+    with referee_in_thread(tmp_path) as client:
+        (match_id,), tokens = client.create_matches(
+            "classic",
+            config,
+            [MatchPlan(("human:ann", "random0", "random1"), 1)],
+            decision_ms=60_000,
+            bank_ms=120_000,
+        )
+        bots = [
+            spawn_bot("random", referee=client.address, token=tokens[name], variant="classic", name=name)
+            for name in ("random0", "random1")
+        ]
+        try:
+            runner = seat.play(client.address, tokens["human:ann"])
+            (match,) = client.results([match_id], timeout=120)  # the clock would take 9 minutes
+            runner.join(30)
+        finally:
+            for bot in bots:
+                stop_bot(bot, 10, None)
+    assert not runner.is_alive()
+    person = match.seats[0]
+    assert {kind.value: count for kind, count in person.faults.items()} == {"disconnect": 1}
+    assert person.defaulted >= 3  # its three cards (and any row it took), each the referee's default
+
+
+def test_a_table_closed_between_games_starts_no_other(tmp_path: Path) -> None:
+    config = {"players": 3, "hand_size": 2, "hands": 1}
+    with local_table(("random", "random"), transcripts=tmp_path, config=config, games=3) as table:
+        seat = table.seats[0]
+        wait_for(lambda: seat.state()["decision"] is not None, 120, "the first game's first decision")
+        table.table.close()  # the person's seat leaves the first game: it ends by defaults
+        played = table.played()
+    assert [game.number for game in played] == [0]
+    assert checked(played[0]).meta["faults"][0] == {"disconnect": 1}
+
+
 @pytest.mark.parametrize("name", ["", " ", "a,b", "x" * 33, "tab\there"])
 def test_a_bad_name_is_refused(name: str) -> None:
     with pytest.raises(SeatError, match="printable characters"):
