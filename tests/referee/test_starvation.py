@@ -259,46 +259,39 @@ def test_a_big_create_matches_does_not_hold_up_a_running_match(tmp_path: Path) -
                 BOT_CARDS=str(cards),
             )
             wait_for(cards.exists, 60, "the match to be under way: its first card played", 0.01)
-            lags: list[float] = []
+            answered = 0
             done = threading.Event()
 
             def probe() -> None:
-                # How long a trivial admin call waits for the event loop while the big one runs.
+                # Trivial admin calls, one after another, while the big one runs.
+                nonlocal answered
                 while not done.is_set():
-                    start = time.monotonic()
                     client.result(match_id, wait=False)
-                    lags.append(time.monotonic() - start)
+                    answered += 1
                     time.sleep(0.01)
 
             prober = threading.Thread(target=probe)
             prober.start()
-            start = time.monotonic()
-            before, cards_before = len(lags), len(cards.read_text().split())
+            before, cards_before = answered, len(cards.read_text().split())
             plans = [MatchPlan(("w", "x", "y", "z"), seed) for seed in range(BIG)]
             ids, _ = client.create_matches("classic", {}, plans, connect_ms=600_000)
             cards_meanwhile = len(cards.read_text().split()) - cards_before
-            took = time.monotonic() - start
-            meanwhile = len(lags) - before
+            meanwhile = answered - before
             done.set()
             prober.join()
             assert len(ids) == BIG
             match = client.result(match_id, timeout=120)
         finally:
             bots.close()
-    print(
-        f"CreateMatches of {BIG} took {took:.2f} s; {meanwhile} admin calls meanwhile,"
-        f" the longest {max(lags) * 1000:.0f} ms"
-    )
+    print(f"CreateMatches of {BIG}: {meanwhile} admin calls and {cards_meanwhile} cards meanwhile")
     # The match went on while the matches were created: the referee read its cards and asked for
     # the next ones (a loop held throughout would have let the bot play one card at most). Its
     # cards, not its status after the call, are the measure: how long the creation takes depends
     # on the machine, how long the match plays does not.
-    assert cards_meanwhile >= 3, (took, cards_meanwhile)
-    # Done at once, the creation held the event loop throughout: one admin call waited for all of
-    # it (0.97 s of 0.72 s here, counting the wait before). Done in a thread and in slices, calls
-    # keep being answered; the longest waits are garbage collections over the thousands of
-    # matches (0.1 s alone, up to 0.4 s on a loaded machine).
-    assert took > 0.3
-    assert meanwhile >= 10
-    assert max(lags) < took / 2
+    assert cards_meanwhile >= 3, cards_meanwhile
+    # Done at once, the creation held the event loop throughout: the admin call in flight waited
+    # for all of it, and no other was answered meanwhile. Done in a thread and in slices, calls
+    # keep being answered (the longest waits are garbage collections over the thousands of
+    # matches: 0.1 s alone, up to 0.4 s on a loaded machine). Counted, not timed.
+    assert meanwhile >= 10, meanwhile
     assert [(s.faults, s.defaulted) for s in match.seats] == [({}, 0)] * 4
