@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from bench_referee import CONFIG, play
+from bench_referee import play
 from pingpong import serve_stream
 
 from referee import wire
@@ -72,7 +72,7 @@ async def _record(
     matches: int, chunk: int = CHUNK, config: dict[str, Any] | None = None, seats: str = ENTRANTS
 ) -> Recording:
     """What the referee sends each entrant for ``matches`` matches of classic (``config``, by
-    default :data:`CONFIG`) seated as ``seats`` (an entrant's name per seat, the match's seed
+    default :data:`bench_referee.CONFIG`) seated as ``seats`` (an entrant's name per seat, the match's seed
     its number), its Updates cut to ``chunk`` requests; the SDK's Hello for a bot that takes no
     events (no events, a step's table once per Update)."""
     recording: Recording = {name: [] for name in dict.fromkeys(seats)}
@@ -80,7 +80,7 @@ async def _record(
     def keep(name: str, message: bytes, update: referee_pb2.Update) -> None:
         recording[name].append((_chunks(message, chunk), len(update.requests)))
 
-    await play(matches, config=config or CONFIG, seats=seats, table_once=True, observe=keep)
+    await play(matches, config=config, seats=seats, table_once=True, observe=keep)
     return recording
 
 
