@@ -40,6 +40,14 @@ class Settings:
     referee_tls_cert: str = _setting("", "PEM certificate (chain) for `referee serve`'s TLS; empty: none")
     referee_tls_key: str = _setting("", "PEM private key of that certificate")
     referee_listen: str = _setting("127.0.0.1:50051", "address `sixnimmt referee serve` listens on")
+    compiled: str = _setting(
+        "auto",
+        "the referee's hot path compiled with mypyc (make compiled): auto (used while it is current),"
+        " off, or require (stop if it cannot be used); docs/architecture.md",
+    )
+    compiled_dir: str = _setting(
+        "", "the compiled hot path's directory; empty: sixnimmt-compiled in the interpreter's prefix"
+    )
     decision_ms: int = _setting(2000, "time a bot has for one decision before its time bank is used")
     bank_ms: int = _setting(10_000, "time bank per seat and match, used up by late answers")
     connect_ms: int = _setting(15_000, "how long a match waits for a bot to connect before defaulting it")
@@ -279,6 +287,8 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         )
     if settings.play not in ("on", "off"):
         raise SettingsError(f"SIXNIMMT_PLAY must be on or off, got {settings.play!r}")
+    if settings.compiled not in ("auto", "off", "require"):
+        raise SettingsError(f"SIXNIMMT_COMPILED must be auto, off or require, got {settings.compiled!r}")
     if settings.bot_events not in ("auto", "all", "none"):
         raise SettingsError(f"SIXNIMMT_BOT_EVENTS must be auto, all or none, got {settings.bot_events!r}")
     return settings

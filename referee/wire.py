@@ -65,7 +65,7 @@ class WireError(RulesError):
 def action_to_wire(action: Action, out: game_pb2.Action) -> None:
     """Write an action into ``out``."""
     if isinstance(action, tuple):
-        out.tuple.values.extend(action)  # type: ignore[arg-type]
+        out.tuple.values.extend(action)
     else:
         out.number = action
 
@@ -537,12 +537,12 @@ class _Compiler:
         if shared:
             # Table-once: the table fields read once (a tuple), and a view from its own fields and them.
             names = [name for name, _, _ in plan]
-            table = [name for name in names if name in shared]
+            table_names = [name for name in names if name in shared]
             self.lines.append(f"def {reader}_table(message):")
             self.lines.append(f"    m = message{path}")
-            self.lines.append(f"    return ({', '.join(reads[names.index(name)] for name in table)},)")
+            self.lines.append(f"    return ({', '.join(reads[names.index(name)] for name in table_names)},)")
             mixed = [
-                f"table[{table.index(name)}]" if name in shared else read
+                f"table[{table_names.index(name)}]" if name in shared else read
                 for name, read in zip(names, reads, strict=True)
             ]
             self.lines.append(f"def {reader}_own(message{''.join(', ' + g for g in given)}, table):")
@@ -1073,9 +1073,9 @@ def request_to_wire(
     options = decision.options
     if options and isinstance(options[0], tuple):
         for option in options:
-            out.tuple_options.add().values.extend(option)  # type: ignore[arg-type]
+            out.tuple_options.add().values.extend(option)
     else:
-        out.options.extend(options)  # type: ignore[arg-type]
+        out.options.extend(options)
     out.deadline_ms = deadline_ms
     out.time_bank_ms = bank_ms
     game = codec(variant)
@@ -1143,7 +1143,8 @@ class RequestWriter:
             request_to_wire(
                 request_id, self.match_id, self.variant, decision, view, deadline_ms, bank_ms, out, table_from
             )
-            return out.SerializeToString()
+            data: bytes = out.SerializeToString()
+            return data
         seat = decision.seat
         parts = [
             (b"\x08" + (_VARINTS[request_id] if request_id < 16384 else _varint_long(request_id)))
@@ -1446,9 +1447,9 @@ def seat_result_to_wire(
     out.score = score
     out.rank = rank
     for kind, count in sorted(faults.items()):
-        out.faults.add(kind=FAULT_TO_WIRE[FaultKind(kind)], count=count)  # type: ignore[arg-type]
+        out.faults.add(kind=FAULT_TO_WIRE[FaultKind(kind)], count=count)
     for (kind, reason), count in (reasons or {}).items():
-        out.reasons.add(kind=FAULT_TO_WIRE[kind], reason=reason, count=count)  # type: ignore[arg-type]
+        out.reasons.add(kind=FAULT_TO_WIRE[kind], reason=reason, count=count)
     out.defaulted = defaulted
     out.decisions = decisions
     out.forfeited = forfeited

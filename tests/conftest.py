@@ -1,4 +1,9 @@
-"""Every test session's own per-user data directory: no test reads or writes the user's default store."""
+"""Every test session's own per-user data directory: no test reads or writes the user's default store.
+
+The suite runs the referee's pure-Python modules unless ``SIXNIMMT_COMPILED`` says otherwise:
+``SIXNIMMT_COMPILED=require`` runs the same tests (and the referees they start) on the compiled
+build (referee.accel; `make test` runs the referee's tests that way too).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,11 @@ import shutil
 import tempfile
 
 import pytest
+
+from referee import accel
+
+os.environ.setdefault("SIXNIMMT_COMPILED", "off")
+accel.enable()  # before any test module imports the driver
 
 _OWN: list[str] = []
 

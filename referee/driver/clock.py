@@ -47,11 +47,14 @@ class Deadlines:
         self.timer: asyncio.TimerHandle | None = None
         self.dead = 0
         """Cancelled entries still in the queue."""
+        self.armed = 0
+        """Deadlines asked for so far (:meth:`at`), for tests and diagnostics."""
         # asyncio's own loops know their clock's resolution (a private attribute); others: 1 ns.
         self._slack: float = float(getattr(loop, "_clock_resolution", 1e-9))
 
     def at(self, when: float, callback: Callable[[], None]) -> Deadline | asyncio.TimerHandle:
         """Call ``callback`` at loop time ``when`` (unless cancelled first)."""
+        self.armed += 1
         queue = self.queue
         if queue and when < queue[-1].when:
             return self.loop.call_at(when, callback)  # out of order: a timer of its own
@@ -91,8 +94,14 @@ class Deadlines:
         while queue and queue[0].callback is None:
             queue.popleft()
             self.dead -= 1
-        if queue and self.timer is None:
+        if queue and self._unarmed():
             self.timer = self.loop.call_at(queue[0].when, self._fire)
+
+    def _unarmed(self) -> bool:
+        """Whether no timer is set. A method, not ``self.timer is None`` in :meth:`_fire`: mypy
+        holds ``self.timer`` narrowed to ``None`` there across the callbacks, which may set it,
+        and the compiled driver (referee.accel) would check that it is."""
+        return self.timer is None
 
 
 _by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Deadlines] = weakref.WeakKeyDictionary()

@@ -151,10 +151,12 @@ class Defaulted(Exception):
     """A request that the referee answers with the default action (the fault is counted already)."""
 
 
+_request_ids = itertools.count(1)
+"""Request ids, one sequence for the process: no two links' requests share an id."""
+
+
 class EntrantLink:
     """One entrant's seats, its current connection, and its pending requests."""
-
-    _ids = itertools.count(1)
 
     def __init__(self, entrant: str, token: str, connect_deadline: float) -> None:
         self.entrant = entrant
@@ -287,6 +289,11 @@ class EntrantLink:
         """Whether any seat of this link is still playing."""
         return self.playing > 0
 
+    @property
+    def connected(self) -> bool:
+        """Whether a connection is attached now."""
+        return self.outbox is not None
+
     # -- the driver side ------------------------------------------------------------------
 
     def register(self, info: GameInfo, stats: SeatStats) -> None:
@@ -328,7 +335,9 @@ class EntrantLink:
             await waiter
         finally:
             self._waiters.discard(waiter)
-        return self.outbox is not None
+        # Not `self.outbox is not None`: mypy still holds it narrowed to None from the test above
+        # (the await does not undo that), and compiled code would check it is.
+        return self.connected
 
     def _window_over(self) -> None:
         """The first attach, or the end of the connect window: every waiting match goes on."""
@@ -357,7 +366,7 @@ class EntrantLink:
         if outbox is None:
             step.deliver(seat, Defaulted("no connection"))
             return 0
-        request_id = next(self._ids)
+        request_id = next(_request_ids)
         request = Request(request_id, match_id, seat, decision, view, deadline_ms, bank_ms, step)
         self.pending[request_id] = request
         outbox.push_request(request)

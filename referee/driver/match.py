@@ -13,7 +13,7 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from referee.driver.clock import Deadline, Deadlines, deadlines
 from referee.driver.links import Defaulted, EntrantLink, GameInfo, SeatStats, Step
@@ -66,11 +66,13 @@ class MatchReport:
 Listener = Callable[[int, Sequence[Event]], None]
 
 
-class MatchObserver:
-    """What the driver reports while it plays, for metrics; this base ignores everything.
+class MatchObserver(Protocol):
+    """What the driver reports while it plays, for metrics.
 
-    The server passes a subclass that feeds Prometheus, so the driver itself imports no metrics
-    library. The methods run on the event loop and must be cheap and never raise.
+    The server passes one that feeds Prometheus, so the driver itself imports no metrics library;
+    without one the driver reports to a :class:`NullObserver`. The methods run on the event loop
+    and must be cheap and never raise. A protocol, not a base class: the driver may be compiled
+    (``referee.accel``), and an interpreted class cannot subclass a compiled one.
     """
 
     def decided(self, variant: str, seconds: float) -> None:
@@ -78,6 +80,16 @@ class MatchObserver:
 
     def faulted(self, variant: str, kind: FaultKind) -> None:
         """A seat was charged a fault of ``kind``."""
+
+
+class NullObserver:
+    """A :class:`MatchObserver` that ignores everything."""
+
+    def decided(self, variant: str, seconds: float) -> None:
+        pass
+
+    def faulted(self, variant: str, kind: FaultKind) -> None:
+        pass
 
 
 _configs: dict[Any, dict[str, Any]] = {}
@@ -120,7 +132,7 @@ class MatchDriver:
         self.links = list(links)
         self.time = time_control or TimeControl()
         self.policy = policy or FaultPolicy()
-        self.observer = observer or MatchObserver()
+        self.observer = observer or NullObserver()
         self.seats = [
             SeatStats(link.entrant, on_fault=functools.partial(self._faulted, seat))
             for seat, link in enumerate(links)

@@ -14,6 +14,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from referee import accel
 from referee.server import metrics
 from referee.server.remote import RemoteKey
 from referee.server.service import RefereeService
@@ -179,10 +180,11 @@ async def serve(
     running = await start_referee(address, settings, also_listen=also_listen, remote_keys=remote_keys)
     tune_gc(settings)  # the referee is up: what it built so far lives as long as it does
     log.info(
-        "referee listening on %s%s%s",
+        "referee listening on %s%s%s; its hot path %s",
         running.address,
         " (TLS)" if settings.referee_tls_cert else "",
         "".join(f", {extra}" for extra in also_listen),
+        "compiled (docs/architecture.md)" if accel.active() else "in pure Python",
     )
     if remote_keys is not None:
         log.info("holding %d API keys (generation %d) from the key file", len(remote_keys[0]), remote_keys[1])

@@ -53,6 +53,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from referee import accel
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        accel.enable()  # before the driver is imported
+    except (accel.CompiledError, ValueError) as exc:
+        print(f"sixnimmt: error: {exc}", file=sys.stderr)
+        return 2
     from referee.server.app import serve
 
     settings = settings_module.load()
@@ -73,7 +81,6 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"sixnimmt: error: {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     asyncio.run(
         serve(
             args.listen or settings.referee_listen,

@@ -143,7 +143,7 @@ def observe_many(child: Any, values: Sequence[float]) -> None:
     total.inc(math.fsum(values))
 
 
-class MetricsObserver(MatchObserver):
+class MetricsObserver:
     """Feeds the driver's reports into the decision and fault metrics.
 
     Decision times are counted in batches of :data:`DECISIONS_PER_FLUSH` and at the end of every
@@ -174,7 +174,7 @@ class MetricsObserver(MatchObserver):
         FAULTS.labels(variant, kind.value).inc()
 
 
-OBSERVER = MetricsObserver()
+OBSERVER: MatchObserver = MetricsObserver()
 
 
 def match_started(variant: str) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from referee.driver.links import RECENT_IDS, EntrantLink, Request, Step
+from referee.rules.core import Decision, DecisionKind
 
 
 def test_timed_out_request_ids_are_forgotten_with_the_recent_ones() -> None:
@@ -12,7 +13,8 @@ def test_timed_out_request_ids_are_forgotten_with_the_recent_ones() -> None:
         link = EntrantLink("bot", "token", connect_deadline=0.0)
         step = Step()
         for number in range(1, RECENT_IDS + 101):
-            link.pending[number] = Request(number, "m", 0, None, None, 1, 0, step)  # type: ignore[arg-type]
+            decision = Decision(0, DecisionKind.CARD, (1,))
+            link.pending[number] = Request(number, "m", 0, decision, None, 1, 0, step)  # type: ignore[arg-type]
             link.forget(number)  # timed out; never answered late
         return link
 

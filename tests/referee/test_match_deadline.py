@@ -5,9 +5,7 @@ step's deadline, not at the earlier step's that the entry was armed for."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-
-import pytest
+from collections.abc import Sequence
 
 from referee.driver import (
     EntrantLink,
@@ -57,23 +55,10 @@ class Answers:
         pass
 
 
-class CountingDeadlines(clock.Deadlines):
-    armed = 0
+def _play(silent_from: int, decision_ms: int) -> tuple[match.MatchReport, list[Answers], int]:
+    """The match's report, its bots, and the deadlines its driver armed (on a loop of its own)."""
 
-    def at(self, when: float, callback: Callable[[], None]) -> clock.Deadline | asyncio.TimerHandle:
-        CountingDeadlines.armed += 1
-        return super().at(when, callback)
-
-
-@pytest.fixture
-def counting(monkeypatch: pytest.MonkeyPatch) -> None:
-    queues: dict[asyncio.AbstractEventLoop, clock.Deadlines] = {}
-    monkeypatch.setattr(match, "deadlines", lambda loop: queues.setdefault(loop, CountingDeadlines(loop)))
-    CountingDeadlines.armed = 0
-
-
-def _play(silent_from: int, decision_ms: int) -> tuple[match.MatchReport, list[Answers]]:
-    async def main() -> tuple[match.MatchReport, list[Answers]]:
+    async def main() -> tuple[match.MatchReport, list[Answers], int]:
         loop = asyncio.get_running_loop()
         links = [EntrantLink(f"b{seat}", f"t{seat}", loop.time() + 10) for seat in range(4)]
         config = {"players": 4, "hands": 1, "target": None}
@@ -83,21 +68,22 @@ def _play(silent_from: int, decision_ms: int) -> tuple[match.MatchReport, list[A
         bots = [Answers(link, silent_from if seat == 0 else 10**9) for seat, link in enumerate(links)]
         for link, bot in zip(links, bots, strict=True):
             link.attach(bot)
-        return await driver.run(), bots
+        report = await driver.run()
+        return report, bots, clock.deadlines(loop).armed
 
     return asyncio.run(main())
 
 
-def test_steps_answered_in_time_share_one_deadline_entry(counting: None) -> None:
-    report, _ = _play(10**9, 60_000)
+def test_steps_answered_in_time_share_one_deadline_entry() -> None:
+    report, _, armed = _play(10**9, 60_000)
     steps = [step for step in report.transcript.steps if step[0][0] != -1]
     assert len(steps) >= 10 and not any(s.faults for s in report.seats)
-    assert CountingDeadlines.armed == 1, f"{CountingDeadlines.armed} deadline entries for {len(steps)} steps"
+    assert armed == 1, f"{armed} deadline entries for {len(steps)} steps"
 
 
-def test_a_seat_that_stops_answering_times_out_at_its_own_steps_deadline(counting: None) -> None:
+def test_a_seat_that_stops_answering_times_out_at_its_own_steps_deadline() -> None:
     decision_ms = 300
-    report, bots = _play(4, decision_ms)
+    report, bots, armed = _play(4, decision_ms)
     seat = report.seats[0]
     silent = bots[0].requests - 3
     assert silent >= 2
@@ -106,4 +92,4 @@ def test_a_seat_that_stops_answering_times_out_at_its_own_steps_deadline(countin
     # Each silent request was waited for its whole time, counted from when it was asked (the
     # entry armed for an earlier, answered step fired before and was armed again).
     assert seat.think_seconds >= silent * decision_ms / 1000 * 0.99
-    assert CountingDeadlines.armed >= silent
+    assert armed >= silent
