@@ -42,6 +42,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from referee.settings import SettingsError
+
 _log = logging.getLogger(__name__)
 
 MODULES: tuple[str, ...] = (
@@ -49,6 +51,7 @@ MODULES: tuple[str, ...] = (
     "referee.driver.links",
     "referee.driver.match",
     "referee.server.connection",
+    "referee.wire",
 )
 """The modules compiled, as one mypyc group."""
 
@@ -64,8 +67,12 @@ ROOT = Path(__file__).resolve().parent.parent
 """The directory that holds the project's packages."""
 
 
-class CompiledError(RuntimeError):
+class CompiledError(SettingsError):
     """``SIXNIMMT_COMPILED=require`` and the build cannot be used; says why and what to run."""
+
+
+class BuildError(RuntimeError):
+    """mypyc could not build the modules; holds its error lines."""
 
 
 def default_dir() -> Path:
@@ -114,14 +121,14 @@ def build(dest: Path, *, root: Path = ROOT, jobs: int | None = None) -> dict[str
         )
         if done.returncode != 0:
             lines = [line for line in (done.stdout + done.stderr).splitlines() if "error" in line.lower()]
-            raise CompiledError("mypyc could not compile the referee's modules:\n" + "\n".join(lines[-30:]))
+            raise BuildError("mypyc could not compile the referee's modules:\n" + "\n".join(lines[-30:]))
         files = {
             name: str(Path(*name.split(".")).with_suffix(sysconfig.get_config_var("EXT_SUFFIX")))
             for name in (*MODULES, f"{GROUP}__mypyc")
         }
         missing = [name for name, file in files.items() if not (out / file).is_file()]
         if missing:
-            raise CompiledError(f"mypyc's build lacks {', '.join(missing)}")
+            raise BuildError(f"mypyc's build lacks {', '.join(missing)}")
         if dest.exists():
             for old in sorted(dest.rglob("*"), reverse=True):
                 old.unlink() if not old.is_dir() else old.rmdir()
@@ -155,8 +162,38 @@ def _installed() -> _Finder | None:
     return next((finder for finder in sys.meta_path if isinstance(finder, _Finder)), None)
 
 
+def build_dir() -> Path:
+    """The build's directory: ``SIXNIMMT_COMPILED_DIR``, or :func:`default_dir`."""
+    from referee.settings import load
+
+    configured = load().compiled_dir
+    return Path(configured) if configured else default_dir()
+
+
+def check_required() -> None:
+    """Raise :class:`CompiledError` if ``SIXNIMMT_COMPILED=require`` and the build is missing or
+    stale: for a parent whose child processes will call :func:`enable` (a local pool)."""
+    from referee.settings import load
+
+    if load().compiled == "require":
+        why = stale(build_dir())
+        if why is not None:
+            raise CompiledError(f"SIXNIMMT_COMPILED=require, but {why}")
+
+
 def unusable(directory: Path) -> str | None:
     """Why the build in ``directory`` cannot be used now, or ``None`` if it can."""
+    why = stale(directory)
+    if why is not None:
+        return why
+    early = sorted(name for name in MODULES if name in sys.modules and not _from_build(sys.modules[name]))
+    if early:
+        return f"{', '.join(early)} already imported from source"
+    return None
+
+
+def stale(directory: Path) -> str | None:
+    """Why the build in ``directory`` does not match the sources, or ``None`` if it does."""
     try:
         manifest = json.loads((directory / MANIFEST).read_text())
     except FileNotFoundError:
@@ -165,9 +202,6 @@ def unusable(directory: Path) -> str | None:
         return f"its manifest {directory / MANIFEST} is unreadable ({error}; make compiled)"
     if manifest.get("digest") != source_digest():
         return f"the build in {directory} is older than the sources (make compiled)"
-    early = sorted(name for name in MODULES if name in sys.modules and not _from_build(sys.modules[name]))
-    if early:
-        return f"{', '.join(early)} already imported from source"
     return None
 
 
@@ -179,17 +213,16 @@ def enable(mode: str | None = None, directory: Path | None = None) -> bool:
     """Import :data:`MODULES` from the build from now on if ``mode`` (``SIXNIMMT_COMPILED``)
     and the build allow it; ``True`` if they come from the build. Call it before anything
     imports them; calling it again changes nothing."""
-    from referee.settings import SettingsError, load
+    from referee.settings import load
 
-    settings = load()
-    mode = mode or settings.compiled
+    mode = mode or load().compiled  # load() refuses a SIXNIMMT_COMPILED it does not know
     if mode not in ("auto", "off", "require"):
-        raise SettingsError(f"SIXNIMMT_COMPILED must be auto, off or require, got {mode!r}")
+        raise ValueError(f"a mode of auto, off or require, not {mode!r}")
     if _installed() is not None:
         return True
     if mode == "off":
         return False
-    directory = directory or (Path(settings.compiled_dir) if settings.compiled_dir else default_dir())
+    directory = directory or build_dir()
     why = unusable(directory)
     if why is not None:
         if mode == "require":
@@ -213,18 +246,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     started now would run."""
     import argparse
 
-    from referee.settings import load
-
     parser = argparse.ArgumentParser(prog="python -m referee.accel", description=main.__doc__)
     parser.add_argument("command", choices=("build", "status"))
     parser.add_argument("--dest", type=Path, default=None, help="the build's directory")
     args = parser.parse_args(argv)
-    settings = load()
-    dest = args.dest or (Path(settings.compiled_dir) if settings.compiled_dir else default_dir())
+    dest = args.dest or build_dir()
     if args.command == "build":
         try:
             manifest = build(dest)
-        except CompiledError as error:
+        except BuildError as error:
             print(f"python -m referee.accel: {error}", file=sys.stderr)
             return 1
         print(f"compiled {len(MODULES)} modules into {dest} ({manifest['digest'][:12]})")

@@ -10,7 +10,6 @@ docs/architecture.md ("The wire codec") and docs/protocol.md.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import importlib
 import json
@@ -797,12 +796,16 @@ class Codec:
         event_fields: Mapping[type, str] | None = None,
         view_message: Any = None,
         event_message: Any = None,
+        _twin: Codec | None = None,
     ) -> None:
         self.variants = tuple(variants)
         self.variant = self.variants[0]
         self.view_field = field
         self.view = view
         self.events = tuple(events)
+        if _twin is not None:  # named(): not copy.copy, which a compiled class (referee.accel) refuses
+            self._adopt(_twin)
+            return
         compiler = _Compiler(names or {}, special or {})
         plugin = field == PLUGIN
         if plugin:
@@ -925,9 +928,21 @@ class Codec:
         self._writers = {cls: packed(write) for cls, write in self._writers.items()}
         self._event_class = event_class
 
+    def _adopt(self, twin: Codec) -> None:
+        """Take ``twin``'s converters as they are (:meth:`named`)."""
+        self.keys = twin.keys
+        self.oneof = twin.oneof
+        self.source = twin.source
+        self.view_to_wire, self.view_from_wire = twin.view_to_wire, twin.view_from_wire
+        self.view_to_wire_own, self.view_table = twin.view_to_wire_own, twin.view_table
+        self.view_with_table, self.view_bytes = twin.view_with_table, twin.view_bytes
+        self.view_tag = twin.view_tag
+        self._writers, self._readers = twin._writers, twin._readers
+        self._event_class = twin._event_class
+
     def named(self, variant: str) -> Codec:
-        """This codec as the codec of one of its variants."""
-        twin = copy.copy(self)
+        """This codec as the codec of one of its variants (the same converters)."""
+        twin = Codec(self.variants, self.view_field, self.view, self.events, _twin=self)
         twin.variant = variant
         return twin
 

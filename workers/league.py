@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import signal
 import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -17,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Engine
 
 from arena.tournament import Block
+from referee import accel
 from referee.rules.registry import find_variant, make_variant
 from referee.settings import load as load_settings
 from workers.bots import entrants
 from workers.planning import PlanError, adaptive, deals, ladder, plan_league, rounds
 from workers.planning.deals import draw as draw_seed
 from workers.planning.formats import tables_per_bot
+from workers.play import process as pool_process
 from workers.stats import ranking, ratings
 from workers.store import repo
 from workers.store import standings as stored_standings
@@ -196,34 +197,6 @@ def _groups(block_ids: Sequence[int], processes: int, at_once: int) -> list[list
     return [list(block_ids[i::count]) for i in range(count)]
 
 
-def _pool_process() -> None:
-    """A local pool process: Ctrl-C is for the parent, which stops the pool with SIGTERM."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _stop_playing)
-
-
-def _stop_playing(signum: int, frame: Any) -> None:
-    """A pool process told to stop: kill its bots, remove its directories, exit at once.
-
-    Not ``SystemExit``: :mod:`concurrent.futures` catches it as the task's result and the process
-    takes the next queued task, which then ran on the warm pool just removed and failed its block
-    (``FileNotFoundError``). Exiting here fails nothing: the blocks in play keep their claims, which
-    ``run_local`` gives back (or their leases run out), and any store transaction is rolled back.
-    """
-    # The players, as in _play_some: a pool process that played has them loaded already.
-    from workers.play import warm
-    from workers.play.lease import ProcessGroup, remove_own
-
-    try:
-        ProcessGroup.kill_all()  # the blocks in play end at once
-        pool = warm.current()
-        if pool is not None:
-            pool.abandon()  # its bots are killed already; its directory goes now
-        remove_own()  # the fresh blocks' directories, whose ``with`` will not run
-    finally:
-        os._exit(128 + signum)
-
-
 def _stop_pool(pool: ProcessPoolExecutor, wait_s: float = 10.0) -> None:
     """Cancel the queued blocks, stop the ones in play (SIGTERM), kill what is left after ``wait_s``."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
@@ -299,9 +272,10 @@ def run_local(
     # survive a fork from a process that has gRPC threads of its own (the command's or a caller's
     # clients); a forked child then hung starting its referee. A spawned one also reads the
     # environment as it is now.
+    accel.check_required()  # the pool's processes enable it (workers.play.process)
     pool = ProcessPoolExecutor(
         max_workers=max(1, processes),
-        initializer=_pool_process,
+        initializer=pool_process.start,
         mp_context=multiprocessing.get_context("spawn"),
     )
     settings = load_settings()

@@ -6,10 +6,35 @@ import asyncio
 from collections.abc import Sequence
 
 from referee import wire
-from referee.driver.links import GameInfo, Request
-from referee.faults import FaultNotice
+from referee.driver.links import EntrantLink, GameInfo, Request, StandingLink
+from referee.faults import FaultKind, FaultNotice, bounded
 from referee.rules.core import Event, Outcome
-from sixnimmt.v1 import referee_pb2
+from sixnimmt.v1 import game_pb2, referee_pb2
+
+
+def deliver_replies(link: EntrantLink | StandingLink, replies: Sequence[game_pb2.DecisionReply]) -> None:
+    """Hand a ``DecisionBatch``'s replies to the link, in order: each a bot's answer to one of its
+    requests, or an error it reports (defaulted, an ``exception`` fault), or an action that does
+    not decode (an ``illegal`` fault). Every match a reply completes a step of plays on inside it."""
+    answer = link.answer
+    for reply in replies:
+        if reply.error:
+            link.reject(reply.id, FaultKind.EXCEPTION, bounded(reply.error))
+            continue
+        given = reply.action
+        # The common case, read here: a number other than 0 is one that is set (reading it
+        # first spares most replies the oneof's look-up).
+        number = given.number
+        if number or given.WhichOneof("value") == "number":
+            answer(reply.id, number)
+            continue
+        try:
+            action = wire.action_from_wire(given)
+        except wire.WireError as exc:
+            link.reject(reply.id, FaultKind.ILLEGAL, str(exc))
+            continue
+        answer(reply.id, action)
+
 
 _TAKE = object()
 """In a connection's queue: the Update being buffered is ready to be taken (:meth:`Connection.take`)."""

@@ -19,7 +19,7 @@ from referee.faults import FaultKind, bounded
 from referee.rules.errors import RulesError
 from referee.server import metrics
 from referee.server.admission import Admission, Flooded, Limits, Refused, Ticket
-from referee.server.connection import Connection
+from referee.server.connection import Connection, deliver_replies
 from referee.server.remote import (
     KeyLimitError,
     KeysNotLoadedError,
@@ -434,24 +434,7 @@ class RefereeService(referee_pb2_grpc.RefereeServicer):
                     )
                 kind = message.WhichOneof("kind")
                 if kind == "decisions":
-                    answer = link.answer
-                    for reply in message.decisions.replies:
-                        if reply.error:
-                            link.reject(reply.id, FaultKind.EXCEPTION, bounded(reply.error))
-                            continue
-                        given = reply.action
-                        # The common case, read here: a number other than 0 is one that is set
-                        # (reading it first spares most replies the oneof's look-up).
-                        number = given.number
-                        if number or given.WhichOneof("value") == "number":
-                            answer(reply.id, number)
-                            continue
-                        try:
-                            action = wire.action_from_wire(given)
-                        except wire.WireError as exc:
-                            link.reject(reply.id, FaultKind.ILLEGAL, str(exc))
-                            continue
-                        answer(reply.id, action)
+                    deliver_replies(link, message.decisions.replies)
                 elif kind == "goodbye":
                     verdict = self._drop(
                         link,

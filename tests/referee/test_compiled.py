@@ -24,8 +24,8 @@ HANDS = {"players": 4, "hands": 2, "target": None}
 
 
 def _build() -> Path:
-    directory = accel.default_dir()
-    why = accel.unusable(directory)
+    directory = accel.build_dir()
+    why = accel.stale(directory)
     if why is not None:
         if os.environ.get("SIXNIMMT_TEST_COMPILED") == "required":
             pytest.fail(f"the compiled build cannot be used: {why}")

@@ -940,6 +940,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
     port = settings.worker_metrics_port if args.metrics_port is None else args.metrics_port
     if port:
         _multiprocess_metrics()  # before the app's import brings in prometheus_client
+    # The referee's compiled hot path, if it may: before the app's tasks import the driver (the
+    # pool's processes, forked from this one, inherit it).
+    from referee import accel
+
+    accel.enable()
     # Celery: after _multiprocess_metrics, which must run before prometheus_client is imported.
     from workers.queue.app import app, default_node_name
 
