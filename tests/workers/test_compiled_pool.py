@@ -37,7 +37,9 @@ def test_a_pool_process_can_still_choose_the_build_when_it_starts() -> None:
         "from referee import accel\n"
         "print(sorted(name for name in accel.MODULES if name in sys.modules))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
     assert done.stdout.strip() == "[]"
 
 
@@ -61,6 +63,7 @@ def test_a_required_build_that_is_missing_stops_the_run_before_it_plays(
     monkeypatch.setenv("SIXNIMMT_COMPILED", "require")
     monkeypatch.setenv("SIXNIMMT_COMPILED_DIR", str(tmp_path / "nothing"))
     league = leagues.create(engine, "compiled", ["lowest", "highest"], table_size=2, deals=1, config=ONE_HAND)
-    with pytest.raises(accel.CompiledError, match=r"SIXNIMMT_COMPILED=require, but no build in .*make compiled"):
+    missing = r"SIXNIMMT_COMPILED=require, but no build in .*make compiled"
+    with pytest.raises(accel.CompiledError, match=missing):
         leagues.run_local(engine, league, processes=1)
     assert {b.status for b in repo.blocks_of(engine, league.id)} == {"pending"}
