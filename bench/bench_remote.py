@@ -27,6 +27,17 @@ UNTUNED_GC = {"SIXNIMMT_GC_THRESHOLD": "0"}
 """The referee and the bots with Python's garbage-collector defaults (no freeze, threshold 700)."""
 OLD_PATH = {**UNTUNED_GC, "SIXNIMMT_BOT_EVENTS": "all"}
 """The bots as before issue 15: every event sent, converted and handed to the bot, GC untuned."""
+PURE = {"SIXNIMMT_COMPILED": "off"}
+"""A referee on its pure-Python modules, not the compiled hot path (referee.accel)."""
+
+
+def compiled_referee() -> bool:
+    """Whether the referees this bench starts run the compiled hot path (``SIXNIMMT_COMPILED``
+    is not ``off`` and the build matches the sources; ``make bench`` builds it first)."""
+    from referee import accel
+    from referee.settings import load
+
+    return load().compiled != "off" and accel.stale(accel.build_dir()) is None
 
 
 @contextlib.contextmanager
@@ -286,13 +297,17 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
         multi, untuned_gc, old_path = (statistics.median(runs[k]) for k in ("new", "gc", "old"))
         # The referee's and the bots' CPU, on the same referee process as remote.p4.hands_per_s,
         # each round beside the same run on the null referee (gRPC's transport alone).
-        costs, floors = [], []
-        with null_referee(sizes, rtt_hands) as (address, steps):
+        # And on a referee of the pure-Python modules (SIXNIMMT_COMPILED=off), rounds interleaved:
+        # what the compiled hot path (referee.accel) gives, in the same run.
+        costs, floors, pure = [], [], []
+        with null_referee(sizes, rtt_hands) as (address, steps), local_referee(env=PURE) as pure_client:
             floor_rtt = floor_rtt_ms(address, steps, rtt_hands)
             for _ in range(1 if quick else 3):
                 costs.append(cpu_costs(client, sizes))
                 floors.append(floor_costs(address, sizes))
+                pure.append(cpu_costs(pure_client, sizes))
         referee_ms = statistics.median(c[1] for c in costs)
+        pure_ms = statistics.median(c[1] for c in pure)
         bot_us = statistics.median(c[2] for c in costs)
         single = single_stream_hands_per_s(client, (2, 6) if quick else (5, 30))
         yield {"name": "remote.p4.hands_per_s", "value": round(multi, 1), "unit": "hands/s"}
@@ -300,6 +315,13 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
         yield {"name": "remote.p4.lighter_ratio", "value": round(multi / old_path, 3), "unit": "ratio"}
         yield {"name": "remote.p4.gc_ratio", "value": round(multi / untuned_gc, 3), "unit": "ratio"}
         yield {"name": "referee.cpu_ms_per_hand", "value": round(referee_ms, 3), "unit": "ms"}
+        yield {"name": "referee.compiled", "value": int(compiled_referee()), "unit": "bool"}
+        yield {"name": "referee.cpu_ms_per_hand.pure", "value": round(pure_ms, 3), "unit": "ms"}
+        yield {
+            "name": "referee.compiled_ratio",
+            "value": round(statistics.median(c[1] / p[1] for c, p in zip(costs, pure, strict=True)), 3),
+            "unit": "ratio",
+        }
         yield {"name": "bot.sdk.cpu_us_per_decision", "value": round(bot_us, 1), "unit": "us"}
         yield {
             "name": "referee.floor.cpu_ms_per_hand",
