@@ -8,8 +8,9 @@
 #   docker run IMAGE league migrate                         # bring the store to the newest schema
 #
 # Builder: builds the project's wheel and installs it with the `server` extra into /opt/venv. It
-# has a C compiler for the project's one extension module, the Monte Carlo bot's playouts
-# (games/classic/sim/_native.c, docs/sim.md); every dependency ships binary wheels (grpcio,
+# has a C compiler for the project's extension modules, the Monte Carlo bot's playouts
+# (games/classic/sim/_native.c, docs/sim.md) and the referee's compiled hot path (mypyc, built
+# beside the venv: /opt/venv/sixnimmt-compiled); every dependency ships binary wheels (grpcio,
 # psycopg[binary], ...). Runtime: the same slim Python base, only /opt/venv copied in and
 # bubblewrap installed; no compiler, no build tools, no source tree; a fixed non-root user
 # (uid/gid 10001).
@@ -35,10 +36,18 @@ COPY dashboard ./dashboard
 COPY sixnimmt ./sixnimmt
 COPY envs ./envs
 COPY api ./api
-# Then out of the venv what no role runs: pip and setuptools, and the packages' own test suites
-# (numpy's and scipy's are about 50 MB).
+# The referee's hot path compiled with mypyc (referee/accel.py, docs/architecture.md "The compiled
+# hot path") into /opt/venv/sixnimmt-compiled, from the same sources as the wheel's, which the
+# referee and the workers check it against at start; mypy goes again once it is built, and the
+# build is imported once without it. Then out of the venv what no role runs: pip and setuptools,
+# and the packages' own test suites (numpy's and scipy's are about 50 MB).
 RUN /opt/venv/bin/pip wheel --no-deps --wheel-dir /wheels . \
     && /opt/venv/bin/pip install "$(ls /wheels/sixnimmt_arena-*.whl)[server,rl]" \
+    && /opt/venv/bin/pip install --quiet mypy \
+    && /opt/venv/bin/python -m referee.accel build \
+    && /opt/venv/bin/pip uninstall --yes --quiet mypy mypy_extensions pathspec librt ast-serialize \
+    && cd / && /opt/venv/bin/python -c "from referee import accel; accel.enable('require'); \
+        import referee.driver.match; assert accel.active()" && cd /src \
     && /opt/venv/bin/pip uninstall --yes --quiet pip setuptools wheel \
     && find /opt/venv/lib -depth -type d -path '*/site-packages/*' -name tests -exec rm -rf {} + \
     && /opt/venv/bin/sixnimmt settings >/dev/null

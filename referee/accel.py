@@ -103,9 +103,13 @@ def build(dest: Path, *, root: Path = ROOT, jobs: int | None = None) -> dict[str
     digest = source_digest(root)
     with tempfile.TemporaryDirectory(prefix="sixnimmt-mypyc-") as tmp:
         out = Path(tmp) / "lib"
-        paths = [str(Path(*name.split(".")).with_suffix(".py")) for name in MODULES]
-        # mypyc's setuptools hook in a process of its own, in the sources' directory (mypy reads
-        # the project's configuration and names modules by their paths from there).
+        paths = [str(root / Path(*name.split(".")).with_suffix(".py")) for name in MODULES]
+        config = root / "pyproject.toml"
+        if config.is_file():
+            paths[:0] = ["--config-file", str(config)]  # the project's mypy settings
+        # mypyc's setuptools hook in a process of its own, in a directory of its own: not the
+        # sources', whose pyproject.toml setuptools would read as this build's project (and an
+        # older setuptools refuse). mypy names the modules from their packages' __init__ files.
         script = (
             "import sys\n"
             "from setuptools import setup\n"
@@ -116,8 +120,13 @@ def build(dest: Path, *, root: Path = ROOT, jobs: int | None = None) -> dict[str
         )
         args = ["build_ext", "--build-lib", str(out), "--build-temp", str(Path(tmp) / "o")]
         args += ["--parallel", str(jobs or os.cpu_count() or 1)]
+        # Python's headers where this interpreter's prefix holds them now (a copied interpreter's
+        # build-time INCLUDEPY, which an older setuptools reads, may name another directory).
+        args += ["--include-dirs", sysconfig.get_paths()["include"]]
+        work = Path(tmp) / "work"
+        work.mkdir()
         done = subprocess.run(
-            [sys.executable, "-c", script, *args], cwd=root, capture_output=True, text=True, check=False
+            [sys.executable, "-c", script, *args], cwd=work, capture_output=True, text=True, check=False
         )
         if done.returncode != 0:
             lines = [line for line in (done.stdout + done.stderr).splitlines() if "error" in line.lower()]

@@ -234,6 +234,8 @@ def test_the_referee_starts_and_answers_its_grpc_probe(deployment: Deployment) -
 
     assert ik.wait_for(serving, 60, "the referee's health") == health_pb2.HealthCheckResponse.SERVING
     print(f"referee ready in {time.monotonic() - started:.2f} s")
+    # The builder compiled its hot path (referee.accel); the referee runs it, the sources unchanged.
+    assert "its hot path compiled" in deployment.log("referee"), deployment.log("referee")
     _check_identity(deployment, "referee")
     port = deployment.host_port("referee", deployment.roles["referee"].metrics_port())
     assert "sixnimmt_referee_matches_running" in _metrics(port)
@@ -289,6 +291,13 @@ def test_the_monte_carlo_bot_plays_its_c_playouts_in_the_image(deployment: Deplo
     )
     native, path = deployment.exec("worker", ["python", "-c", code], timeout=120).split()
     assert native == "True" and path.startswith("/opt/venv/"), (native, path)
+
+
+def test_the_workers_take_the_referees_compiled_hot_path(deployment: Deployment) -> None:
+    """The builder compiled the referee's hot path (referee.accel) against the wheel's sources, into
+    /opt/venv/sixnimmt-compiled; a worker's processes, which run referees for their blocks, load it."""
+    status = deployment.exec("worker", ["python", "-m", "referee.accel", "status"], timeout=120)
+    assert status.strip() == "compiled: /opt/venv/sixnimmt-compiled", status
 
 
 def _probe(deployment: Deployment, command: list[str]) -> bool:
