@@ -56,8 +56,9 @@ run: $(STAMP) bubblewrap bytecode compiled
 ## with the command to run, and the tests fail rather than skip if it is still missing.
 test: lint bubblewrap chromium node bytecode compiled
 	SIXNIMMT_TEST_BROWSER=required SIXNIMMT_TEST_NATIVE=required SIXNIMMT_TEST_COMPILED=required $(BIN)/python -m pytest -n 2 -q
-	@echo "make test: the referee's tests again, on its compiled hot path (SIXNIMMT_COMPILED=require)"
-	SIXNIMMT_COMPILED=require $(BIN)/python -m pytest -n 2 -q tests/referee tests/golden
+	@echo "make test: the referee's and the wire's tests again, on the compiled hot path (SIXNIMMT_COMPILED=require)"
+	SIXNIMMT_COMPILED=require $(BIN)/python -m pytest -n 2 -q tests/referee tests/golden tests/plugin \
+		tests/junior/test_wire.py tests/board/test_wire.py tests/anniversary/test_anniversary_wire.py
 
 ## bubblewrap: every bot runs sandboxed under bwrap with a seccomp filter built by libseccomp, and
 ## the sandbox refuses to run a bot without either (docs/sandbox.md), so `make run` and `make test`

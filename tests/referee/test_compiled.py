@@ -1,7 +1,7 @@
 """The referee's compiled hot path (referee.accel): the same matches as the pure-Python reference,
 and never a build that does not match the sources.
 
-`make test` also runs every test of tests/referee and tests/golden on the build
+`make test` also runs every test of tests/referee, tests/golden and the wire's tests on the build
 (``SIXNIMMT_COMPILED=require``); here the two paths play side by side, each in a referee process
 of its own. Without a build (``make compiled``) the side-by-side test skips, unless
 ``SIXNIMMT_TEST_COMPILED=required`` (as `make test` sets it): then it fails.
