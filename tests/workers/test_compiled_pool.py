@@ -11,22 +11,19 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
+from testkit import migrated_store
 
 from referee import accel
 from workers import league as leagues
 from workers.store import repo
-from workers.store.engine import make_engine
-from workers.store.migrate import upgrade
 
 ONE_HAND = {"hands": 1, "target": None}
 
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Engine]:
-    store = make_engine(f"sqlite:///{tmp_path / 'sixnimmt.db'}")
-    upgrade(store)
-    yield store
-    store.dispose()
+    with migrated_store("sqlite", tmp_path, "compiled") as store:
+        yield store
 
 
 def test_a_pool_process_can_still_choose_the_build_when_it_starts() -> None:
