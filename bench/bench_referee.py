@@ -16,8 +16,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from referee.driver import EntrantLink, FaultPolicy, MatchDriver, MatchReport, TimeControl
@@ -105,6 +108,27 @@ def cpu_ms_per_hand(matches: int, repeats: int) -> float:
     return best / matches * 1000
 
 
+def compiled_cpu_ms_per_hand(matches: int, repeats: int) -> float | None:
+    """:func:`cpu_ms_per_hand` in a process of its own on the compiled hot path (referee.accel),
+    or ``None`` without a current build (``make compiled``)."""
+    from referee import accel
+
+    if accel.stale(accel.build_dir()) is not None:
+        return None
+    code = (
+        "import sys; from referee import accel; accel.enable('require')\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r}); import bench_referee\n"
+        f"print(bench_referee.cpu_ms_per_hand({matches}, {repeats}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(done.stdout.split()[-1])
+
+
 def run(quick: bool) -> Iterator[dict[str, Any]]:
-    value = cpu_ms_per_hand(50 if quick else 300, 1 if quick else 5)
+    matches, repeats = (50, 1) if quick else (300, 5)
+    value = cpu_ms_per_hand(matches, repeats)
     yield {"name": "referee.driver.cpu_ms_per_hand", "value": round(value, 3), "unit": "ms"}
+    compiled = compiled_cpu_ms_per_hand(matches, repeats)
+    if compiled is not None:
+        yield {"name": "referee.driver.cpu_ms_per_hand.compiled", "value": round(compiled, 3), "unit": "ms"}
+        yield {"name": "referee.driver.compiled_ratio", "value": round(compiled / value, 3), "unit": "ratio"}
