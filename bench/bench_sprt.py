@@ -26,7 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from arena.tournament import Block, play_block
+from arena.tournament import Block, play_block_in_process
 from games.classic.bots import HeuristicBot
 from games.classic.rules.classic import ClassicView
 from referee.rules.seeding import derive_seed
@@ -67,7 +67,7 @@ def pool(new: str, old: str, deals: int) -> list[float]:
     with ProcessPoolExecutor(max_workers=2) as workers:
         played = list(
             workers.map(
-                play_block,
+                play_block_in_process,
                 [block for block, _ in tables],
                 ["classic"] * len(tables),
                 [config] * len(tables),

@@ -26,9 +26,9 @@ def main() -> int:
         spec = importlib.util.spec_from_file_location(path.stem, path)
         assert spec and spec.loader
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
         started = time.perf_counter()
         try:
+            spec.loader.exec_module(module)  # an import that fails is that module's failure alone
             for row in module.run(args.quick):
                 print(
                     json.dumps({"name": row["name"], "value": row["value"], "unit": row["unit"]}), flush=True
