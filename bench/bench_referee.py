@@ -113,7 +113,7 @@ def compiled_cpu_ms_per_hand(matches: int, repeats: int) -> float | None:
     or ``None`` without a current build (``make compiled``)."""
     from referee import accel
 
-    if accel.stale(accel.build_dir()) is not None:
+    if accel.stale() is not None:
         return None
     code = (
         "import sys; from referee import accel; accel.enable('require')\n"

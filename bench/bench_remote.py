@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.matches import MatchPlan, RefereeClient, local_referee, play_matches, spawn_bot
+from referee import accel
 
 HERE = Path(__file__).parent
 ONE_HAND = {"players": 4, "hands": 1, "target": None}
@@ -29,15 +30,6 @@ OLD_PATH = {**UNTUNED_GC, "SIXNIMMT_BOT_EVENTS": "all"}
 """The bots as before issue 15: every event sent, converted and handed to the bot, GC untuned."""
 PURE = {"SIXNIMMT_COMPILED": "off"}
 """A referee on its pure-Python modules, not the compiled hot path (referee.accel)."""
-
-
-def compiled_referee() -> bool:
-    """Whether the referees this bench starts run the compiled hot path (``SIXNIMMT_COMPILED``
-    is not ``off`` and the build matches the sources; ``make bench`` builds it first)."""
-    from referee import accel
-    from referee.settings import load
-
-    return load().compiled != "off" and accel.stale(accel.build_dir()) is None
 
 
 @contextlib.contextmanager
@@ -315,7 +307,8 @@ def run(quick: bool) -> Iterator[dict[str, Any]]:
         yield {"name": "remote.p4.lighter_ratio", "value": round(multi / old_path, 3), "unit": "ratio"}
         yield {"name": "remote.p4.gc_ratio", "value": round(multi / untuned_gc, 3), "unit": "ratio"}
         yield {"name": "referee.cpu_ms_per_hand", "value": round(referee_ms, 3), "unit": "ms"}
-        yield {"name": "referee.compiled", "value": int(compiled_referee()), "unit": "bool"}
+        # Whether the referees this bench starts run the build (make bench builds it first).
+        yield {"name": "referee.compiled", "value": int(accel.why_pure() is None), "unit": "bool"}
         yield {"name": "referee.cpu_ms_per_hand.pure", "value": round(pure_ms, 3), "unit": "ms"}
         yield {
             "name": "referee.compiled_ratio",

@@ -42,7 +42,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from referee.settings import SettingsError
+from referee.settings import SettingsError, load
 
 _log = logging.getLogger(__name__)
 
@@ -173,45 +173,42 @@ def _installed() -> _Finder | None:
 
 def build_dir() -> Path:
     """The build's directory: ``SIXNIMMT_COMPILED_DIR``, or :func:`default_dir`."""
-    from referee.settings import load
-
     configured = load().compiled_dir
     return Path(configured) if configured else default_dir()
+
+
+def _current(directory: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """The manifest of the build in ``directory`` if it matches the sources, else why not."""
+    try:
+        manifest: dict[str, Any] = json.loads((directory / MANIFEST).read_text())
+    except FileNotFoundError:
+        return None, f"no build in {directory} (make compiled)"
+    except (OSError, ValueError) as error:
+        return None, f"its manifest {directory / MANIFEST} is unreadable ({error}; make compiled)"
+    if manifest.get("digest") != source_digest():
+        return None, f"the build in {directory} is older than the sources (make compiled)"
+    return manifest, None
+
+
+def stale(directory: Path | None = None) -> str | None:
+    """Why the build in ``directory`` (by default :func:`build_dir`) does not match the sources,
+    or ``None`` if it does."""
+    return _current(directory or build_dir())[1]
+
+
+def why_pure() -> str | None:
+    """Why a process that enables the build now (``SIXNIMMT_COMPILED``) would run the
+    pure-Python modules, or ``None`` if it would run the build."""
+    return "SIXNIMMT_COMPILED=off" if load().compiled == "off" else stale()
 
 
 def check_required() -> None:
     """Raise :class:`CompiledError` if ``SIXNIMMT_COMPILED=require`` and the build is missing or
     stale: for a parent whose child processes will call :func:`enable` (a local pool)."""
-    from referee.settings import load
-
     if load().compiled == "require":
-        why = stale(build_dir())
+        why = stale()
         if why is not None:
             raise CompiledError(f"SIXNIMMT_COMPILED=require, but {why}")
-
-
-def unusable(directory: Path) -> str | None:
-    """Why the build in ``directory`` cannot be used now, or ``None`` if it can."""
-    why = stale(directory)
-    if why is not None:
-        return why
-    early = sorted(name for name in MODULES if name in sys.modules and not _from_build(sys.modules[name]))
-    if early:
-        return f"{', '.join(early)} already imported from source"
-    return None
-
-
-def stale(directory: Path) -> str | None:
-    """Why the build in ``directory`` does not match the sources, or ``None`` if it does."""
-    try:
-        manifest = json.loads((directory / MANIFEST).read_text())
-    except FileNotFoundError:
-        return f"no build in {directory} (make compiled)"
-    except (OSError, ValueError) as error:
-        return f"its manifest {directory / MANIFEST} is unreadable ({error}; make compiled)"
-    if manifest.get("digest") != source_digest():
-        return f"the build in {directory} is older than the sources (make compiled)"
-    return None
 
 
 def _from_build(module: ModuleType) -> bool:
@@ -222,8 +219,6 @@ def enable(mode: str | None = None, directory: Path | None = None) -> bool:
     """Import :data:`MODULES` from the build from now on if ``mode`` (``SIXNIMMT_COMPILED``)
     and the build allow it; ``True`` if they come from the build. Call it before anything
     imports them; calling it again changes nothing."""
-    from referee.settings import load
-
     mode = mode or load().compiled  # load() refuses a SIXNIMMT_COMPILED it does not know
     if mode not in ("auto", "off", "require"):
         raise ValueError(f"a mode of auto, off or require, not {mode!r}")
@@ -232,13 +227,15 @@ def enable(mode: str | None = None, directory: Path | None = None) -> bool:
     if mode == "off":
         return False
     directory = directory or build_dir()
-    why = unusable(directory)
-    if why is not None:
+    manifest, why = _current(directory)
+    early = sorted(name for name in MODULES if name in sys.modules and not _from_build(sys.modules[name]))
+    if why is None and early:
+        why = f"{', '.join(early)} already imported from source"
+    if manifest is None or why is not None:
         if mode == "require":
             raise CompiledError(f"SIXNIMMT_COMPILED=require, but {why}")
         _log.info("the referee runs its pure-Python modules: %s", why)
         return False
-    manifest = json.loads((directory / MANIFEST).read_text())
     files = {name: directory / file for name, file in manifest["modules"].items()}
     sys.meta_path.insert(0, _Finder(files))
     return True
@@ -268,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         print(f"compiled {len(MODULES)} modules into {dest} ({manifest['digest'][:12]})")
         return 0
-    why = unusable(dest)
+    why = stale(dest) if args.dest else why_pure()
     print(f"compiled: {dest}" if why is None else f"pure Python: {why}")
     return 0
 

@@ -233,3 +233,18 @@ def borrowed_redis() -> Iterator[str]:
             handle.close()
         return
     pytest.fail(f"every Redis database in {list(REDIS_DBS)} is in use by other tests")
+
+
+def compiled_build() -> Path:
+    """The referee's compiled build (referee.accel) for a test that needs it: the test skips when
+    it is missing or stale, or fails with ``SIXNIMMT_TEST_COMPILED=required`` (as `make test` sets)."""
+    import pytest
+
+    from referee import accel
+
+    why = accel.stale()
+    if why is not None:
+        if os.environ.get("SIXNIMMT_TEST_COMPILED") == "required":
+            pytest.fail(f"the compiled build cannot be used: {why}")
+        pytest.skip(f"the compiled build cannot be used: {why}")
+    return accel.build_dir()

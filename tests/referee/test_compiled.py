@@ -16,21 +16,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from testkit import compiled_build
 
 from arena.matches import MatchPlan, local_referee, play_matches
 from referee import accel
 
 HANDS = {"players": 4, "hands": 2, "target": None}
-
-
-def _build() -> Path:
-    directory = accel.build_dir()
-    why = accel.stale(directory)
-    if why is not None:
-        if os.environ.get("SIXNIMMT_TEST_COMPILED") == "required":
-            pytest.fail(f"the compiled build cannot be used: {why}")
-        pytest.skip(f"the compiled build cannot be used: {why}")
-    return directory
 
 
 def _enable(mode: str, directory: Path) -> subprocess.CompletedProcess[str]:
@@ -58,7 +49,7 @@ def _canonical(transcript: dict[str, object]) -> str:
     [("classic", HANDS), ("anniversary", {"players": 3, "rounds": 2})],
 )
 def test_a_compiled_referee_plays_every_match_as_the_pure_one(variant: str, config: dict[str, int]) -> None:
-    _build()
+    compiled_build()
     bots = {"low": "lowest", "high": "highest", "smart": "heuristic", "quick": "lowest"}
     entrants = tuple(bots)[: config["players"]]
     plans = [MatchPlan(tuple(entrants[(seed + i) % len(entrants)] for i in range(len(entrants))), seed)
@@ -79,7 +70,7 @@ def test_a_compiled_referee_plays_every_match_as_the_pure_one(variant: str, conf
 
 
 def test_the_referee_says_which_path_it_runs() -> None:
-    directory = _build()
+    directory = compiled_build()
     done = _enable("require", directory)
     assert done.returncode == 0, done.stderr
     used, active, file = done.stdout.split()

@@ -3,7 +3,6 @@ a local pool's processes choose it before their first block imports the driver."
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
-from testkit import migrated_store
+from testkit import compiled_build, migrated_store
 
 from referee import accel
 from workers import league as leagues
@@ -43,11 +42,7 @@ def test_a_pool_process_can_still_choose_the_build_when_it_starts() -> None:
 def test_a_local_pool_plays_its_blocks_on_the_build(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     """Under ``require`` a pool process that could not take the build would fail to start, and
     the run with it; this one stores every block."""
-    why = accel.stale(accel.build_dir())
-    if why is not None:
-        if os.environ.get("SIXNIMMT_TEST_COMPILED") == "required":
-            pytest.fail(f"the compiled build cannot be used: {why}")
-        pytest.skip(f"the compiled build cannot be used: {why}")
+    compiled_build()
     monkeypatch.setenv("SIXNIMMT_COMPILED", "require")
     league = leagues.create(engine, "compiled", ["lowest", "highest"], table_size=2, deals=2, config=ONE_HAND)
     blocks = len(repo.blocks_of(engine, league.id))
